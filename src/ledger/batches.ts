@@ -9,6 +9,7 @@ import { batches } from "../db/schema";
 import {
   insertEntry,
   isBalanceVerdict,
+  type KeyUse,
   keyUse,
   type NewEntry,
   refusalOfWrite,
@@ -20,8 +21,10 @@ import { int, type SiteSettings, TransactionAnswer, transactionRecord } from "./
 export class BatchConflict extends Error {
   constructor(
     /** `exists`: its request_id has a batch; `reversed`: the batch it reverses has a reversal;
-     * `key-used`: a leg's derived request_id is taken in its user's key space. */
+     * `key-used`: a keyed entry's request_id is taken in its user's key space. */
     readonly reason: "exists" | "reversed" | "key-used",
+    /** For `key-used`: the first entry (its index in the batch) whose key is taken, and by what. */
+    readonly used?: { entry: number; use: KeyUse },
   ) {
     super(reason);
   }
@@ -49,29 +52,31 @@ export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, .
     // A leg's key taken: by the UNIQUE index, by transactions_no_replace (which says
     // ledger_append_only: a batch entry's id is always new, so only its key can collide), or by a
     // hold (transactions_request_key_free).
-    if (/transactions\.request_key|ledger_append_only|transactions_request_key_free/.test(text))
-      throw new BatchConflict("key-used");
-    const refused = await refusalOfWrite(db, err, entries);
-    // A leg's key taken can be met after a balance refusal: an earlier leg's (the legs run in
+    const keyTaken = /transactions\.request_key|ledger_append_only|transactions_request_key_free/;
+    const refused = keyTaken.test(text) ? undefined : await refusalOfWrite(db, err, entries);
+    // A leg's key taken can be met after a balance refusal too: an earlier leg's (the legs run in
     // order), or its own against what holds reserve (transactions_within_available fires before
     // the triggers on keys). No balance changes a used key.
-    if (isBalanceVerdict(refused) && (await keyUsed(db, entries)))
-      throw new BatchConflict("key-used");
-    throw refused;
+    if (refused === undefined || isBalanceVerdict(refused)) {
+      const used = await firstKeyUsed(db, entries);
+      if (used) throw new BatchConflict("key-used", used);
+    }
+    throw refused ?? err;
   }
 }
 
-/** Whether a keyed entry's (user, request_id) is an entry's or a hold's already: one round trip. */
-async function keyUsed(db: Db, entries: NewEntry[]) {
-  const keyed = entries.filter((e) => e.keyed);
+/** The first keyed entry whose (user, request_id) an entry or a hold has already: one round trip. */
+async function firstKeyUsed(db: Db, entries: NewEntry[]) {
+  const keyed = [...entries.entries()].filter(([, e]) => e.keyed);
   const uses = await batchAll(
     db,
-    keyed.map((e) => usedUnder(db, e.userId, e.requestId)),
+    keyed.map(([, e]) => usedUnder(db, e.userId, e.requestId)),
   );
-  return uses.some((rows) => {
-    const use = keyUse(rows);
-    return (use.existingId ?? use.existingHoldId) !== undefined;
-  });
+  for (const [n, [entry]] of keyed.entries()) {
+    const use = keyUse(uses[n]!);
+    if ((use.existingId ?? use.existingHoldId) !== undefined) return { entry, use };
+  }
+  return undefined;
 }
 
 /** An entry of a batch: its record as GET /transactions/{id} answers it, naming its batch. */

@@ -4,11 +4,10 @@
 // UNIQUE keys) refuse the whole batch or none of it. A refusal names the operation it came from.
 
 import { findBatchByKey } from "../db/batches";
-import { batchAll } from "../db/client";
 import { pairKey } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
-import { keyUse, type NewEntry, usedUnder } from "../ledger/append";
+import type { NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { type EntrySpec, entry, seconds } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
@@ -206,30 +205,12 @@ async function refusedBatch(
     // Gone again cannot be (batches are never deleted): a lost race answers like a repeat.
     return new Refusal({ code: "batch_exists", batchId: existing?.id ?? 0 });
   }
-  if (err instanceof BatchConflict && err.reason === "key-used")
-    return (await keyUsedRefusal(ctx, legs, entries)) ?? err;
+  if (err instanceof BatchConflict && err.used)
+    return operationRefusal(legs[err.used.entry]!.index, exists(err.used.use).reason);
   const verdict = verdictOf(err);
   if (!verdict) return err;
   const i = await firstRefused(ctx, entries, verdict);
   return i === -1 ? err : operationRefusal(legs[i]!.index, verdict);
-}
-
-/**
- * The first keyed leg whose request_id an entry or a hold has, refused naming its operation: every
- * leg's key read in one round trip.
- */
-async function keyUsedRefusal(ctx: ServiceContext, legs: Leg[], entries: NewEntry[]) {
-  const keyed = [...entries.entries()].filter(([, e]) => e.keyed);
-  const uses = await batchAll(
-    ctx.db,
-    keyed.map(([, e]) => usedUnder(ctx.db, e.userId, e.requestId)),
-  );
-  for (const [n, [i]] of keyed.entries()) {
-    const use = keyUse(uses[n]!);
-    if ((use.existingId ?? use.existingHoldId) !== undefined)
-      return operationRefusal(legs[i]!.index, exists(use).reason);
-  }
-  return undefined;
 }
 
 const operationRefusal = (index: number, refused: RefusalReason | LedgerVerdict) =>
