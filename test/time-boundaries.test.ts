@@ -301,4 +301,51 @@ describe("the calendar's edges", () => {
       ["1969-12-31 11:59:59", "1969-12-31 23:59:59", "Wed, Dec 31, 1969<br>11:59 AM"],
     ]);
   });
+
+  it("read a year from 0000 to 0099 as itself, however its time is written", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    await credit(
+      admin,
+      { user_id: user.id, wallet_id: wallet, amount: "5" },
+      Date.parse("2049-11-02T09:00:00Z"),
+    );
+    const now = Date.parse("2049-11-02T10:00:00Z");
+    const ask = (path: string, query: Record<string, string | number>) =>
+      call("GET", path, {
+        auth: admin.bearer,
+        query: { user_id: user.id, wallet_id: wallet, ...query },
+        app: appAt(now),
+      });
+    // Each names 0049-11-02T09:30:00Z (or 0099-…), long before the credit of 2049: no balance
+    // yet, a statement ending then, and no entry before it. Date.parse's fallback, which takes
+    // a time written with a space for `T`, reads a year below 100 as 19xx or 20xx (0049 as 2049).
+    const spellings = [
+      "0049-11-02T09:30:00Z",
+      "0049-11-02 09:30:00",
+      "0049-11-02 09:30",
+      "0049-11-02 09:30:00.5Z",
+      "0049-11-02t09:30:00z",
+      "0049-11-02T10:30:00+0100",
+      "0049-11-02 10:30:00+01:00",
+      "0026-11-02 09:30:00",
+      "0099-11-02 09:30:00",
+      "0000-11-02 09:30:00",
+    ];
+    const read = await Promise.all(
+      spellings.map(async (text) => {
+        const at = await ask("/user-wallet-balance", { at: text });
+        const st = await ask("/statements", { to: text, from: "0000-01-01" });
+        const before = await ask("/transactions", { security_code: 0, before: text, per_page: 10 });
+        return [
+          text,
+          at.body.data?.[wallet] ?? at.body.error,
+          st.body.data?.to ?? st.body.error,
+          before.body.data?.length,
+        ];
+      }),
+    );
+    expect(read).toEqual(
+      spellings.map((text) => [text, 0, `${text.slice(0, 4)}-11-02T09:30:00Z`, 0]),
+    );
+  });
 });

@@ -316,6 +316,14 @@ const dateOnly = (text: string) => !/[T ]/i.test(text);
 const PAST_THE_MILLISECOND = /\.\d{3}\d*[1-9]/;
 
 /**
+ * A date and time as Date.parse reads it by ISO 8601's rules, `Z` (UTC) where no offset is given.
+ * Written with a space for `T`, it goes to Date.parse's fallback parser, which reads a year from
+ * 0000 to 0099 as 1950-2049 (`0049-11-02 09:30:00` as 2049) or not at all.
+ */
+const isoDateTime = (text: string) =>
+  `${text.replace(" ", "T")}${/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? "" : "Z"}`;
+
+/**
  * An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in epoch ms. Date.parse
  * drops the digits past the millisecond; an instant with any is half a millisecond later, so that
  * it stays after its millisecond's start and before the next: 09:30:00.0001 is after an entry dated
@@ -331,8 +339,7 @@ export const isoInstant = (name: string, { wholeDay = false } = {}) =>
     v.transform((s) =>
       dateOnly(s)
         ? Date.parse(s) + (wholeDay ? DAY_MS - 1 : 0)
-        : Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) ? s : `${s}Z`) +
-          (PAST_THE_MILLISECOND.test(s) ? 0.5 : 0),
+        : Date.parse(isoDateTime(s)) + (PAST_THE_MILLISECOND.test(s) ? 0.5 : 0),
     ),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
   );
