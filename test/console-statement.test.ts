@@ -97,6 +97,34 @@ describe("the console's Statement section", () => {
     expect(section).toMatch(/Entries<\/th><td class="num">3</);
   });
 
+  // A wallet is named in any case and with ASCII space around it, as everywhere (docs/api.md): the
+  // page once showed another wallet's figures for `NGN`, while its CSV read `ngn`.
+  it("reads the wallet asked for as the API does, in any case, on the page and in its CSV", async () => {
+    // bob has entries in two wallets; the first by id is the page's fallback.
+    const bob = await makeUser();
+    const first = await makeWallet(admin, { id: `a00${unique("f").toLowerCase().slice(0, 20)}` });
+    for (const [w, amount] of [
+      [first, "1.00"],
+      [wallet, "2.00"],
+    ] as const) {
+      const res = await call("POST", "/credits", {
+        auth: admin.bearer,
+        body: { user_id: bob.id, wallet_id: w, amount, request_id: unique("c") },
+        app: appAt(Date.UTC(2026, 10, 4, 9, 0, 0)),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const days = "from=2026-11-01&to=2026-11-20";
+    const asked = encodeURIComponent(` ${wallet.toUpperCase()} `);
+    const page = await request(`/users/${bob.id}?wallet=${asked}&${days}`, cookie);
+    const section = page.html.slice(page.html.indexOf('id="statement"'));
+    expect(section).toContain(`<option value="${wallet}" selected="">`);
+    expect(section).toMatch(/Closing balance \(.*?\)<\/th><td class="num">₦2\.00</);
+    const csv = await request(`/users/${bob.id}/statement.csv?wallet=${asked}&${days}`, cookie);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-disposition")).toContain(`-${wallet}-2026-11-01-`);
+  });
+
   it("shows the range asked for: opening and closing balances at its days' bounds", async () => {
     const page = await request(
       `/users/${alice.id}?wallet=${wallet}&from=2026-11-05&to=2026-11-12`,

@@ -10,6 +10,7 @@ import { answerStatementCsv } from "../http/statement-csv";
 import { siteTimeZone } from "../settings";
 import { formatExact, mysqlDate, siteDayBounds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK } from "../wallet/statements";
+import { normalizeWalletId } from "../wallet/wallet-shape";
 import { appContext, attempt, backRefused, type Outcome, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import type { Wallet } from "./page";
@@ -36,8 +37,12 @@ const DayText = v.pipe(
   v.transform((s) => s.slice(0, 20)),
 );
 
-/** The statement asked for: a wallet id and the first and last days. */
-const StatementQuery = v.object({ wallet: Text, from: DayText, to: DayText });
+/** The statement asked for: a wallet id (as the API reads one: any case, space trimmed) and days. */
+const StatementQuery = v.object({
+  wallet: v.pipe(Text, v.transform(normalizeWalletId)),
+  from: DayText,
+  to: DayText,
+});
 
 /** The statement's parameters the page was asked with (the pager keeps them), none empty. */
 const askedStatement = (c: Context<ConsoleEnv>): Record<string, string> =>
