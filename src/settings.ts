@@ -181,8 +181,8 @@ export function compatNamespace(env: Pick<SettingsEnv, "COMPAT_NAMESPACE">): str
   return name !== "" && compatNameProblem(name) === null ? name : null;
 }
 
-/** `security_code` as the contract has it (section 7): an integer. */
-export const SECURITY_CODE = /^-?[0-9]{1,18}$/;
+/** `security_code` as the contract has it (section 7): an integer, of any length, as written. */
+export const SECURITY_CODE = /^-?[0-9]+$/;
 
 /** Whether the runtime knows an IANA zone (asked once per env: settingProblems). */
 function knownZone(zone: string) {
@@ -303,7 +303,7 @@ function judge(env: SettingsEnv): SettingProblem[] {
   // No security_code could match a code that is not an integer. Blank is unset.
   const code = varText(env.TRANSACTIONS_SECURITY_CODE).trim();
   if (code !== "" && !SECURITY_CODE.test(code))
-    refuse("TRANSACTIONS_SECURITY_CODE", "not an integer of at most 18 digits");
+    refuse("TRANSACTIONS_SECURITY_CODE", "not an integer");
   for (const name of ["COMPAT_PUBLIC_READS", "WEBHOOK_ALLOW_LOCAL"] as const)
     if (!FLAG_WORDS.includes(varText(env[name]).trim().toLowerCase()))
       refuse(name, 'neither "true" nor "false"');

@@ -530,7 +530,7 @@ describe("GET /health", () => {
   it("names a TRANSACTIONS_SECURITY_CODE that is no integer; GET /transactions alone answers 503 for it", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
-    for (const code of ["sekret123", "4.5", "1".repeat(19)]) {
+    for (const code of ["sekret123", "4.5", "1e3", "--1"]) {
       const vars = { TRANSACTIONS_SECURITY_CODE: code };
       const health = await request("GET", "/health", vars);
       expect(health.status, code).toBe(503);
@@ -554,8 +554,8 @@ describe("GET /health", () => {
       { auth: admin.bearer },
     );
     expect(blank.status).toBe(200);
-    // The longest code it takes: 18 digits, after a minus sign, as security_code may be.
-    const longest = `-${"9".repeat(18)}`;
+    // A code of any length, after a minus sign, as security_code may be.
+    const longest = `-${"9".repeat(40)}`;
     const health = await request("GET", "/health", { TRANSACTIONS_SECURITY_CODE: longest });
     expect(health.status).toBe(200);
     const matched = await request(

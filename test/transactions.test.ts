@@ -531,6 +531,20 @@ describe("GET /transactions access and validation", () => {
     }
   });
 
+  // Contract section 7: with no code configured, any integer passes, however many its digits.
+  it("takes an integer of any length as security_code, matched as written", async () => {
+    const { admin, user } = await setup();
+    const long = `-${"9".repeat(40)}`;
+    for (const security_code of ["9".repeat(19), long]) {
+      const res = await list(admin, { user_id: user.id, security_code });
+      expect(res.status, security_code).toBe(200);
+    }
+    const set = { TRANSACTIONS_SECURITY_CODE: long };
+    expect((await list(admin, { user_id: user.id, security_code: long }, set)).status).toBe(200);
+    const other = `-${"9".repeat(39)}8`;
+    expect((await list(admin, { user_id: user.id, security_code: other }, set)).status).toBe(401);
+  });
+
   it("checks the configured security code: wrong gives 401, right gives 200", async () => {
     const { admin, user } = await setup();
     const wrong = await list(
