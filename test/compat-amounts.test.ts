@@ -176,6 +176,31 @@ describe("answers report the amount that moved", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("a negative JSON number is echoed in PHP's text of it, as the plugin's sanitize_text_field made it", async () => {
+    const { user, wallet } = await account("5");
+    const to = await makeUser();
+    const before = await tableCounts();
+    const echoed = async (amount: string) =>
+      (
+        await send(
+          "/transfers",
+          `{"transfer_from_user":${user.id},"transfer_to_user":${to.id},"wallet_id":"${wallet}","amount_to_transfer":${amount}}`,
+          "application/json",
+        )
+      ).body.error;
+    const below = (text: string) =>
+      `Requested amount [${text}] is below minimum transfer amount, input amount not less than 0`;
+    // What JavaScript's JSON.stringify writes for the float noise of a subtraction.
+    expect(await echoed("-1.4210854715202004e-14")).toBe(below("-1.4210854715202E-14"));
+    expect(await echoed("-1e-5")).toBe(below("-1.0E-5"));
+    expect(await echoed("-1e20")).toBe(below("-1.0E+20"));
+    expect(await echoed("-0.30000000000000004")).toBe(below("-0.3"));
+    // Within PHP's 14 digits, the same text either way.
+    expect(await echoed("-5.50")).toBe(below("-5.5"));
+    expect(await echoed("-1e2")).toBe(below("-100"));
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("an amount that moved exactly is shown as it was sent (1500, 100.50, 1e1, 1e0000001)", async () => {
     const { user, wallet } = await account();
     for (const [amount, shown] of [

@@ -31,6 +31,8 @@ const transferInput: Input<{
   wallet: string;
   requestId: string;
   note: string;
+  /** The amount as the plugin echoed it: a JSON number in PHP's text of it (`-1.0E-5`). */
+  shown: string;
 }> = {
   schema: TransferRequest,
   read: (_c, params) => {
@@ -64,7 +66,18 @@ const transferInput: Input<{
     const noteError = noteRefusal(note);
     if (noteError) errors.note = noteError;
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
-    return { ...fields, from: pluginUser(fields.from), to: pluginUser(fields.to), requestId, note };
+    // The amount is read from a JSON number's digits, but the plugin echoed what its
+    // sanitize_text_field made of the float json_decode held: PHP's text of it.
+    const sentAmount = params.amount_to_transfer;
+    const shown = typeof sentAmount === "number" ? sanitizeTextField(sentAmount) : fields.amount;
+    return {
+      ...fields,
+      from: pluginUser(fields.from),
+      to: pluginUser(fields.to),
+      requestId,
+      note,
+      shown,
+    };
   },
 };
 
@@ -79,7 +92,7 @@ export const compatTransfers = defineRoute(
     refusals: jwtRouteRefusals,
     params: transferInput,
   },
-  async (c, { requestId, note, ...fields }) => {
+  async (c, { requestId, note, shown, ...fields }) => {
     const moved = await transfer(c.var.service, {
       from: fields.from,
       to: fields.to,
@@ -99,7 +112,7 @@ export const compatTransfers = defineRoute(
       const reason = refusalOf(err);
       if (reason?.code === "insufficient_balance")
         throw await insufficient(c.var.service, reason.refused);
-      throw reason ? refused(reason, fields.amount) : err;
+      throw reason ? refused(reason, fields.amount, shown) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
   },
@@ -124,8 +137,8 @@ async function insufficient(ctx: ServiceContext, refused: RefusedMove | undefine
   );
 }
 
-/** A refusal of the transfer verb in the plugin's words. */
-function refused(reason: RefusalReason, amount: string) {
+/** A refusal of the transfer verb in the plugin's words; `shown` is the amount as it echoed it. */
+function refused(reason: RefusalReason, amount: string, shown: string) {
   switch (reason.code) {
     case "user_not_found":
       return new ApiError(400, `Unable to reach ${reason.userId}`, [
@@ -148,7 +161,7 @@ function refused(reason: RefusalReason, amount: string) {
         return new ApiError(
           400,
           "Request amount is below minimum transfer amount",
-          `Requested amount [${amount}] is below minimum transfer amount, input amount not less than 0`,
+          `Requested amount [${shown}] is below minimum transfer amount, input amount not less than 0`,
         );
       return invalidInput(amountRefused("amount_to_transfer", reason.refusal));
     default:
