@@ -354,6 +354,45 @@ describe("POST credits and debits in the dialect", () => {
     expect([read.status, read.body.data?.wallet_balance_raw], read.text).toEqual([200, 5]);
   });
 
+  it("reads a multipart body's text fields as PHP's $_POST held them: a file part is no field, whatever its name", async () => {
+    const { user, wallet } = await account();
+    const form = new FormData();
+    for (const [k, v] of Object.entries({
+      user_id: String(user.id),
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: "2",
+    }))
+      form.append(k, v);
+    // PHP puts a file part in $_FILES, which WP_REST_Request never reads a parameter from.
+    form.append("amount", new Blob(["9"]), "amount.txt");
+    form.append("note", new Blob(["a file"]), "note.txt");
+    const sent = new Request("http://localhost/", { method: "POST", body: form });
+    const res = await compatCall("POST", `${API}/credits`, {
+      headers: {
+        Authorization: admin.bearer,
+        "Content-Type": sent.headers.get("Content-Type")!,
+      },
+      body: await sent.text(),
+      vars: GUARDED,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balance(user.id, wallet)).toBe(2);
+    // A file alone is a field not sent: credits' missing user_id is 0, as `?? 0` made it.
+    const only = new FormData();
+    only.append("user_id", new Blob(["2"]), "user.txt");
+    const alone = new Request("http://localhost/", { method: "POST", body: only });
+    const refused = await compatCall("POST", `${API}/credits`, {
+      headers: {
+        Authorization: admin.bearer,
+        "Content-Type": alone.headers.get("Content-Type")!,
+      },
+      body: await alone.text(),
+      vars: GUARDED,
+    });
+    expect([refused.status, refused.body.error?.user_id]).toEqual([400, "user_id cannot be zero"]);
+  });
+
   it("keeps a note as WordPress's sanitize_text_field wrote it: a lone < escaped with what follows it, tags stripped", async () => {
     const { user, wallet } = await account();
     const res = await post("credits", {

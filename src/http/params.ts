@@ -170,7 +170,11 @@ function fromJson(bytes: ArrayBuffer | Uint8Array, phpNumbers: boolean): Params 
 export const UNREADABLE_MULTIPART =
   "the multipart body could not be read (a boundary named in the Content-Type, each part named by its Content-Disposition, a closing boundary)";
 
-async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Promise<Params> {
+async function fromMultipart(
+  bytes: ArrayBuffer | Uint8Array,
+  type: string,
+  plugin: boolean,
+): Promise<Params> {
   if (bytes.byteLength === 0) return {};
   let form: FormData;
   try {
@@ -181,8 +185,11 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
     // unquoted name, a part left unclosed), so the client is told rather than guessed for.
     throw new MalformedRequest("body", UNREADABLE_MULTIPART);
   }
-  // As PHP registers `$_POST`; a file where text belongs is refused by the field's validator.
-  return phpVars(form, "body");
+  // As PHP registers `$_POST`. PHP puts a file part in `$_FILES`, which WordPress reads no
+  // parameter from: in the plugin's dialect it is no field at all (a text part of its name
+  // stands). On wallet/v1 a file where text belongs is refused by the field's validator.
+  const parts = plugin ? [...form].filter(([, value]) => typeof value === "string") : form;
+  return phpVars(parts, "body");
 }
 
 /**
@@ -250,7 +257,7 @@ export async function readParams(
       const text = decodeUtf8(bytes, "body");
       body = form
         ? phpVars(urlPairs(text, "body"), "body")
-        : await fromMultipart(bytes, contentType);
+        : await fromMultipart(bytes, contentType, c.get("pluginDialect") === true);
     }
   }
   let query = phpVars(urlPairs(queryOf(c.req.url), "query"), "query");
