@@ -501,6 +501,58 @@ describe("POST credits and debits in the dialect", () => {
     expect(to.id).toBeGreaterThan(0);
   });
 
+  it("a JSON -0.0 is the float json_decode made of it, whose text is '-0': no request_id, no user id, no amount to transfer", async () => {
+    const { user, wallet } = await account();
+    const to = await makeUser();
+    await post("credits", { user_id: user.id, wallet_id: wallet, request_id: rid(), amount: 5 });
+    const before = await tableCounts();
+    const raw = (route: string, body: string) =>
+      compatCall("POST", `${API}/${route}`, {
+        headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+        body,
+        vars: GUARDED,
+      });
+    for (const zero of ["-0.0", "-0e0", "-0.0E+5"]) {
+      // The plugin's alnum check refused "-0": nothing is credited under a key "0".
+      const keyed = await raw(
+        "credits",
+        `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":${zero},"amount":1}`,
+      );
+      expect([keyed.status, keyed.body.error], zero).toEqual([
+        400,
+        { request_id: "request_id can contain aplhpabets, numbers and underscore" },
+      ]);
+      const named = await raw(
+        "debits",
+        `{"user_id":${zero},"wallet_id":"${wallet}","request_id":"${rid()}","amount":1}`,
+      );
+      expect([named.status, named.body.error], zero).toEqual([
+        400,
+        { user_id: "user_id requires an integer" },
+      ]);
+      // Not PHP's empty "0": the zero every other spelling of it is.
+      const moved = await raw(
+        "transfers",
+        `{"transfer_from_user":${user.id},"transfer_to_user":${to.id},"wallet_id":"${wallet}","amount_to_transfer":${zero}}`,
+      );
+      expect([moved.status, moved.body.error], zero).toEqual([
+        400,
+        { amount_to_transfer: "amount_to_transfer must be greater than zero" },
+      ]);
+    }
+    expect(await tableCounts()).toEqual(before);
+    // `-0` is an integer to json_decode: 0, PHP's empty amount.
+    const integer = await raw(
+      "transfers",
+      `{"transfer_from_user":${user.id},"transfer_to_user":${to.id},"wallet_id":"${wallet}","amount_to_transfer":-0}`,
+    );
+    expect([integer.status, integer.body.error]).toEqual([
+      400,
+      "One or more compulsory field is empty",
+    ]);
+    expect(await balance(user.id, wallet)).toBe(5);
+  });
+
   it("a request_id with whitespace PHP's trim keeps (NBSP, BOM, U+2028, U+3000) is not alphanumeric: 400, nothing written, in credits, debits and transfers", async () => {
     const { user, wallet } = await account();
     const to = await makeUser();

@@ -198,6 +198,8 @@ function stripOctets(text: string) {
  * ±2^63 is a float's: PHP_INT_MIN's own digits arrive as text (http/params.ts).
  */
 function phpNumberText(n: number) {
+  // -0 is only ever a float's (http/params.ts reads the integer `-0` as 0): "-0".
+  if (Object.is(n, -0)) return "-0";
   return Number.isInteger(n) && Math.abs(n) < 2 ** 63 ? String(n) : phpFloatText(n);
 }
 
@@ -270,7 +272,9 @@ function sanitizeKeepingOctets(value: unknown) {
  */
 export const sanitizeAmountField = (value: unknown) =>
   sanitizeKeepingOctets(
-    typeof value === "number" ? (numberText(value) ?? phpNumberText(value)) : value,
+    typeof value === "number" && !Object.is(value, -0)
+      ? (numberText(value) ?? phpNumberText(value))
+      : value,
   );
 
 /** A raw parameter as PHP's string conversion reads it (`true` is "1", `false` empty; arrays: nothing). */

@@ -43,8 +43,21 @@ function exactValues(key: string, value: unknown, context?: { source?: string })
   return written === plainDecimal(String(value)) ? value : written;
 }
 
-type ParsedBody = { value: unknown; numberTexts: ReadonlySet<string> };
+/**
+ * What JSON.parse read from a text: the value, which of its members were numbers kept as their
+ * decimal text, and which were a negative zero written as a float (`-0.0`, `-0e0`), which
+ * `exactValues` reads as 0 but PHP's json_decode as the float -0, whose text is "-0".
+ */
+type ParsedBody = {
+  value: unknown;
+  numberTexts: ReadonlySet<string>;
+  negativeZeros: ReadonlySet<string>;
+};
 const NO_NUMBER_TEXTS: ReadonlySet<string> = new Set();
+
+/** A JSON number literal that is a float (a point or an exponent) of value zero, negative. */
+const negativeZeroFloat = (literal: string) =>
+  literal.startsWith("-") && /[.eE]/.test(literal) && plainDecimal(literal) === "-0";
 
 /**
  * What JSON.parse with `exactValues` reads from `text` (a JSON syntax error is thrown as is), and
@@ -52,6 +65,7 @@ const NO_NUMBER_TEXTS: ReadonlySet<string> = new Set();
  */
 function parseMarking(text: string): ParsedBody {
   const kept: [holder: object, key: string][] = [];
+  const zeros: [holder: object, key: string][] = [];
   const value: unknown = JSON.parse(text, function (
     this: object,
     key: string,
@@ -60,9 +74,13 @@ function parseMarking(text: string): ParsedBody {
   ) {
     const written = exactValues(key, read, context);
     if (typeof read === "number" && typeof written === "string") kept.push([this, key]);
+    if (read === 0 && context?.source !== undefined && negativeZeroFloat(context.source))
+      zeros.push([this, key]);
     return written;
   } as (key: string, value: unknown) => unknown);
-  return { value, numberTexts: new Set(kept.filter(([o]) => o === value).map(([, key]) => key)) };
+  const members = (found: [object, string][]) =>
+    new Set(found.filter(([o]) => o === value).map(([, key]) => key));
+  return { value, numberTexts: members(kept), negativeZeros: members(zeros) };
 }
 
 /** What JSON.parse with `exactValues` reads from `text` (a JSON syntax error is thrown as is). */
@@ -108,7 +126,7 @@ function readJsonBody(text: string): ParsedBody {
   if (!numbersExact(text)) return parseMarking(text);
   const value: unknown = JSON.parse(text);
   checkStrings(value);
-  return { value, numberTexts: NO_NUMBER_TEXTS };
+  return { value, numberTexts: NO_NUMBER_TEXTS, negativeZeros: NO_NUMBER_TEXTS };
 }
 
 const PHP_INT_MAX = 2n ** 63n - 1n;
@@ -118,9 +136,14 @@ const PHP_INT_MAX = 2n ** 63n - 1n;
  * here as its decimal text (so that an amount is read from its digits) is the double PHP made of
  * it where PHP held no integer and lost what was written: past a double's range ±INF (PHP's `INF`,
  * no amount, no id), an integer past PHP_INT_MAX a float (`9.2233720368548E+18`, no id). A fraction
- * a double rounds stays as written.
+ * a double rounds stays as written. A negative zero written as a float (`-0.0`) is -0, whose
+ * text PHP writes "-0" (no request_id, no user id); `-0` itself was PHP's integer 0.
  */
-function asPhpDecoded(body: Params, numberTexts: ReadonlySet<string>): Params {
+function asPhpDecoded(
+  body: Params,
+  { numberTexts, negativeZeros }: Omit<ParsedBody, "value">,
+): Params {
+  for (const key of negativeZeros) if (body[key] === 0) body[key] = -0;
   for (const key of numberTexts) {
     const text = body[key];
     if (typeof text !== "string") continue;
@@ -163,7 +186,7 @@ function fromJson(bytes: ArrayBuffer | Uint8Array, phpNumbers: boolean): Params 
   // A body that is not an object supplies nothing; a JSON null counts as a missing field.
   if (body === null || typeof body !== "object" || Array.isArray(body)) return {};
   const params = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
-  return phpNumbers ? asPhpDecoded(params, parsed.numberTexts) : params;
+  return phpNumbers ? asPhpDecoded(params, parsed) : params;
 }
 
 /** What a multipart body the runtime cannot read is refused with. */
