@@ -32,7 +32,7 @@ import { type Phase, Progress } from "./import/progress";
 import type { Report } from "./import/report";
 import { formatReport } from "./import/report-text";
 import { SpillBuckets } from "./import/spill";
-import { DumpSyntaxError } from "./import/sql-dump";
+import { DumpSyntaxError, NotUtf8TextError, notUtf8Mark } from "./import/sql-dump";
 import {
   emptyTarget,
   readTargetRows,
@@ -200,15 +200,6 @@ function compression(file: string) {
   }
 }
 
-/** Where the first byte that is not UTF-8 is in `bytes`, which start on a character. */
-function firstNotUtf8(bytes: Buffer) {
-  // Valid text reads back byte for byte; the first byte that is not becomes U+FFFD (ef bf bd).
-  const read = Buffer.from(bytes.toString("utf8"));
-  let i = 0;
-  while (i < bytes.length && bytes[i] === read[i]) i++;
-  return i;
-}
-
 /** The bytes of the last character of valid UTF-8 `bytes` (its lead byte on), complete or not. */
 function lastCharacter(bytes: Buffer) {
   let start = bytes.length - 1;
@@ -216,16 +207,79 @@ function lastCharacter(bytes: Buffer) {
   return bytes.subarray(Math.max(start, 0));
 }
 
+/** How many bytes the UTF-8 character that `lead` begins takes (1 for a byte that begins none). */
+const utf8Length = (lead: number) =>
+  lead >= 0xc2 && lead <= 0xdf
+    ? 2
+    : lead >= 0xe0 && lead <= 0xef
+      ? 3
+      : lead >= 0xf0 && lead <= 0xf4
+        ? 4
+        : 1;
+
+/** Whether `byte` continues, as its `k`th byte, a character that `lead` begins (WHATWG's UTF-8). */
+function continues(lead: number, k: number, byte: number) {
+  if (k > 1) return byte >= 0x80 && byte <= 0xbf;
+  if (lead === 0xe0) return byte >= 0xa0 && byte <= 0xbf; // no overlong form
+  if (lead === 0xed) return byte >= 0x80 && byte <= 0x9f; // no surrogate
+  if (lead === 0xf0) return byte >= 0x90 && byte <= 0xbf; // no overlong form
+  if (lead === 0xf4) return byte >= 0x80 && byte <= 0x8f; // none past U+10FFFF
+  return byte >= 0x80 && byte <= 0xbf;
+}
+
+/**
+ * `bytes` as text, each byte that is not UTF-8 read as its notUtf8Mark (`marks`: where each is, in
+ * the text and in `bytes`), and the start of a character the bytes end inside (`rest`), which a
+ * streaming TextDecoder keeps for the next read. A byte is not UTF-8 where it begins no character,
+ * or begins one the next bytes do not continue (which are then read afresh), as the TextDecoder
+ * reads them.
+ */
+function decodeMarked(bytes: Buffer) {
+  const marks: { text: number; byte: number }[] = [];
+  let text = "";
+  let run = 0; // where the bytes not yet in `text` begin
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    const length = lead < 0x80 ? 1 : utf8Length(lead);
+    let k = 1;
+    while (k < length && i + k < bytes.length && continues(lead, k, bytes[i + k]!)) k++;
+    if (lead < 0x80 || (length > 1 && k === length)) {
+      i += length;
+      continue;
+    }
+    if (length > 1 && i + k === bytes.length) break; // cut short by the read's end
+    text += bytes.toString("utf8", run, i);
+    marks.push({ text: text.length, byte: i });
+    text += notUtf8Mark(lead);
+    run = ++i;
+  }
+  text += bytes.toString("utf8", run, i);
+  return { text, marks, rest: bytes.subarray(i) };
+}
+
 async function readDump(file: string, reader: ReturnType<typeof createReader>, progress: Progress) {
   const size = statSync(file).size;
   const gzip = compression(file) === "gzip";
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   const input = gzip ? raw.pipe(createGunzip()) : raw;
-  // Read as UTF-8 or refused: a decoder that replaced a byte with U+FFFD would change a login, a
-  // name or a request_id, and make two that differ in such bytes one.
-  const decoder = new TextDecoder("utf-8", { fatal: true });
+  // Read as UTF-8, or refused where the import reads it: a decoder that replaced a byte with U+FFFD
+  // would change a login, a name or a request_id, and make two that differ in such bytes one. A
+  // byte that is not UTF-8 is read as its notUtf8Mark, and refused in a value of a table the import
+  // reads (the parser's NotUtf8TextError); other tables' (Wordfence's binary columns, as mysqldump
+  // writes them without --hex-blob) are skipped.
+  let decoder = new TextDecoder("utf-8", { fatal: true });
   let offset = 0; // bytes of text before the current chunk
-  let last: Buffer = Buffer.alloc(0); // the last character read so far, maybe cut short
+  // The start of a character the reads so far end inside, which the decoder keeps for the next.
+  let held: Buffer = Buffer.alloc(0);
+  let rest: Buffer | null = null; // `held` after a read with bytes that are not UTF-8
+  let textRead = 0; // characters of text before the current chunk's
+  let marked = false; // the text has held a byte that is not UTF-8
+  let marks: { text: number; byte: number }[] = []; // where each such byte not yet passed is
+  const notUtf8 = (at: number) =>
+    new DumpFileError(
+      `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again as UTF-8 (mysqldump --default-character-set=utf8mb4; phpMyAdmin: Character set of the file, utf-8), or decrypt an encrypted backup (UpdraftPlus's .crypt) first`,
+    );
   const decode = (chunk: Buffer | null) => {
     try {
       return chunk === null ? decoder.decode() : decoder.decode(chunk, { stream: true });
@@ -237,22 +291,43 @@ async function readDump(file: string, reader: ReturnType<typeof createReader>, p
         throw new DumpFileError(
           `${file} is UTF-16 text, as Windows PowerShell's > writes a command's output: export it with mysqldump --result-file=wordpress.sql (or from cmd.exe), or save it again as UTF-8`,
         );
-      const at =
-        offset - last.length + firstNotUtf8(Buffer.concat([last, chunk ?? Buffer.alloc(0)]));
-      throw new DumpFileError(
-        `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again as UTF-8 (mysqldump --default-character-set=utf8mb4; phpMyAdmin: Character set of the file, utf-8), or decrypt an encrypted backup (UpdraftPlus's .crypt) first`,
-      );
+      // A character the file ends inside: cut short.
+      if (chunk === null) throw notUtf8(offset - held.length);
+      const read = decodeMarked(Buffer.concat([held, chunk]));
+      for (const m of read.marks)
+        marks.push({ text: textRead + m.text, byte: offset - held.length + m.byte });
+      marked = true;
+      decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+      decoder.decode(read.rest, { stream: true });
+      rest = read.rest;
+      return read.text;
     }
+  };
+  /** The parser's refusal of a byte that is not UTF-8 as the file's, naming the byte; else `err`. */
+  const notUtf8Text = (err: unknown) =>
+    err instanceof NotUtf8TextError
+      ? notUtf8(marks.find((m) => m.text === err.at)?.byte ?? offset)
+      : err;
+  const push = (text: string) => {
+    try {
+      reader.parser.push(text, marked);
+    } catch (err) {
+      throw notUtf8Text(err);
+    }
+    textRead += text.length;
+    if (marks.length > 0) marks = marks.filter((m) => m.text >= textRead - reader.parser.pending);
   };
   const bar = progress.phase(`Reading ${path.basename(file)}`, size, "bytes");
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
-      reader.parser.push(decode(chunk));
+      push(decode(chunk));
       offset += chunk.length;
-      last = lastCharacter(chunk.length >= 4 ? chunk : Buffer.concat([last, chunk]));
+      const last = rest ?? lastCharacter(chunk.length >= 4 ? chunk : Buffer.concat([held, chunk]));
+      held = last.length < utf8Length(last[0] ?? 0) ? last : Buffer.alloc(0);
+      rest = null;
       bar.update(raw.bytesRead, `${reader.parser.rows.toLocaleString("en-US")} rows`);
     }
-    reader.parser.push(decode(null));
+    push(decode(null));
   } catch (err) {
     // The loop's end destroys the file stream, whose close is still in flight: waited for, so the
     // refusal leaves nothing of the file open.
@@ -265,7 +340,11 @@ async function readDump(file: string, reader: ReturnType<typeof createReader>, p
       `${file} is a damaged gzip file (${(err as Error).message}): copy or export it again`,
     );
   }
-  reader.parser.end();
+  try {
+    reader.parser.end();
+  } catch (err) {
+    throw notUtf8Text(err);
+  }
   bar.done(`${reader.parser.rows.toLocaleString("en-US")} rows`);
 }
 

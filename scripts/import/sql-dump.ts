@@ -11,7 +11,8 @@
 // - hex literals X'..' and 0x.., as a binary column's value is written (mysqldump --hex-blob,
 //   phpMyAdmin's default, UpdraftPlus): the UTF-8 text of the bytes they stand for, which is what
 //   WordPress read from such a column; in a table the import reads, bytes that are not UTF-8 are
-//   refused, as they are anywhere else in a dump;
+//   refused, as they are in its other values (the CLI reads such a byte as a notUtf8Mark, and a
+//   value of another table, a BINARY column mysqldump wrote without --hex-blob, is skipped);
 // - NULL (null), numbers and other bare words (kept as their text, so big ids stay exact);
 // - CREATE TABLE, whose column list names the values of INSERTs written without one;
 // - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped (a -- or
@@ -44,6 +45,22 @@ export class DumpSyntaxError extends Error {
     readonly remedy = MEND_THE_ROW,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A byte that is not UTF-8 in the dump's text, read by the CLI as the lone surrogate U+DC00 + byte
+ * (U+DC80–U+DCFF, which no UTF-8 text decodes to): a value of a table the import reads that holds
+ * one is refused; one in a value of another table (a BINARY or BLOB column, which mysqldump without
+ * --hex-blob writes as its bytes are, as Wordfence's) is skipped with that value.
+ */
+export const notUtf8Mark = (byte: number) => String.fromCharCode(0xdc00 + byte);
+const isNotUtf8Mark = (c: number) => c >= 0xdc80 && c <= 0xdcff;
+
+/** A value of a table the import reads holds a byte that is not UTF-8, at `at` in the text read. */
+export class NotUtf8TextError extends Error {
+  constructor(readonly at: number) {
+    super(`a byte that is not UTF-8 at character ${at} of the dump's text`);
   }
 }
 
@@ -114,6 +131,10 @@ export class DumpParser {
   private readonly wantTable: (table: string) => boolean;
   private buf = "";
   private pos = 0;
+  /** Characters of the text that were read before `buf`'s first. */
+  private before = 0;
+  /** The text pushed may hold bytes that are not UTF-8 (notUtf8Mark): values are checked. */
+  private marked = false;
   private insert: Insert | null = null; // while inside VALUES
   private delimiter = ";"; // the mysql client's statement delimiter (DELIMITER ;; around routines)
   private expectRow = false; // after VALUES or a ',' between rows
@@ -153,7 +174,15 @@ export class DumpParser {
     this.maxRowChars = maxRowChars;
   }
 
-  push(text: string) {
+  /** Characters pushed and not read yet (a row or statement waiting for the rest of it). */
+  get pending() {
+    return this.buf.length - this.pos;
+  }
+
+  /** `marked`: `text` may hold notUtf8Mark characters (then every later value is checked too). */
+  push(text: string, marked = false) {
+    if (marked) this.marked = true;
+    this.before += Math.min(this.pos, this.buf.length);
     this.buf = this.pos < this.buf.length ? this.buf.slice(this.pos) + text : text;
     this.pos = 0;
     this.run(false);
@@ -383,6 +412,7 @@ export class DumpParser {
         const close = buf.indexOf("'", p + 2);
         if (close < 0) return this.more(final);
         const digits = buf.slice(p + 2, close);
+        this.checkText(p, close);
         if (ch === "X" || ch === "x") this.hexValue(digits, buf.slice(p, close + 1));
         else this.value(digits);
         this.pos = close + 1;
@@ -396,11 +426,23 @@ export class DumpParser {
       }
       if (q >= n) return this.more(final);
       const word = buf.slice(p, q);
+      this.checkText(p, q);
       if (word.length === 0) this.fail(`an empty value in a row of ${this.insert!.table}`);
       if (word[1] === "x" && /^0x[0-9A-Fa-f]+$/.test(word)) this.hexValue(word.slice(2), word);
       else this.value(/^NULL$/i.test(word) ? null : word);
       this.pos = q;
     }
+  }
+
+  /**
+   * Refuses a byte that is not UTF-8 in `buf` from `from` to `to`, when the text may hold one and the
+   * row is of a table the import reads.
+   */
+  private checkText(from: number, to: number) {
+    if (!this.marked || !this.insert!.wanted) return;
+    const buf = this.buf;
+    for (let k = from; k < to; k++)
+      if (isNotUtf8Mark(buf.charCodeAt(k))) throw new NotUtf8TextError(this.before + k);
   }
 
   /** The row is not complete in what has been read: wait for more, or fail at the dump's end. */
@@ -491,6 +533,7 @@ export class DumpParser {
         piece += e === "%" || e === "_" ? `\\${e}` : (ESCAPES[e] ?? e);
       } else if (!last && buf.charCodeAt(i + 1) === quote) piece += buf[i]!;
       else next = last ? i : i + 1;
+      if (keep) this.checkText(p, next);
       chars += piece.length;
       if (chars > limit) this.refuse();
       if (keep) out += piece;

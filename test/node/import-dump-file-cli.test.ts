@@ -239,6 +239,52 @@ describe.concurrent("import:wordpress reads a dump as UTF-8 text", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("Transactions: 13 live");
   });
+
+  // A whole database's mysqldump (or `wp db export`) without --hex-blob writes the bytes of a BINARY
+  // or BLOB column as they are, after `_binary`: Wordfence keeps IP addresses so (::ffff:192.168.0.1
+  // is ff ff c0 a8 00 01 after ten zero bytes), and its tables are no UTF-8 text. The import reads
+  // none of them.
+  const binary = Buffer.concat([
+    Buffer.from(
+      "CREATE TABLE `wp_wfblockediplog` (\n  `IP` binary(16) NOT NULL,\n  `blockCount` int unsigned NOT NULL\n);\nINSERT INTO `wp_wfblockediplog` VALUES (_binary '\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0",
+    ),
+    Buffer.from([0xff, 0xff, 0xc0, 0xa8]),
+    Buffer.from("\\0"),
+    Buffer.from([0x01]),
+    Buffer.from("',3),(_binary '"),
+    // A lead byte before an escaped quote, and a character cut short before the closing quote.
+    Buffer.from([0xe2, 0x5c, 0x27, 0xf0, 0x9f]),
+    Buffer.from("',1);\n"),
+  ]);
+  /** `dump` with the Wordfence table's rows (after `pad`) before its first table. */
+  const withBinary = (dump: Buffer, pad = Buffer.alloc(0)) => {
+    const first = dump.indexOf("--\n-- Table structure");
+    return Buffer.concat([dump.subarray(0, first), pad, binary, dump.subarray(first)]);
+  };
+  const head = text.indexOf("--\n-- Table structure");
+  // The lead byte e2 as the last byte of the first 1 MiB read, the escaped quote after it the next's.
+  const straddling = withBinary(text, padding((1 << 20) - 1 - head - binary.indexOf(0xe2)));
+
+  it.each([
+    ["a plain", fileOf("binary.sql", withBinary(text))],
+    ["a gzip", fileOf("binary.sql.gz", gzipSync(withBinary(text)))],
+    ["a 1 MiB read's edge inside a value of", fileOf("binary-edge.sql", straddling)],
+  ])("reads %s dump whose other tables hold binary bytes that are not UTF-8", async (_, file) => {
+    const result = await dryRun(file);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Transactions: 13 live");
+    expect(result.stdout).toContain("Rows read: wp_postmeta 183");
+  });
+
+  it("refuses a byte that is not UTF-8 in a table it reads, after another table's binary ones", async () => {
+    const file = fileOf("binary-latin1.sql", withBinary(latin1));
+    const result = await dryRun(file);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split("\n").slice(-2)).toEqual([
+      `${file} is not UTF-8 text (byte ${(at + binary.length).toLocaleString("en-US")} is not): export the site again as UTF-8 (mysqldump --default-character-set=utf8mb4; phpMyAdmin: Character set of the file, utf-8), or decrypt an encrypted backup (UpdraftPlus's .crypt) first`,
+      "Nothing was written.",
+    ]);
+  });
 });
 
 describe("import:wordpress stopped while it runs", () => {
