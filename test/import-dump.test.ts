@@ -1184,6 +1184,27 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     );
   });
 
+  it("refuses another --namespace's posts in a dump without the term tables, naming it", () => {
+    // The term tables left out of the export (or an UpdraftPlus backup cut short before them, which
+    // writes them last), read with the default namespace on a site of another: no term of any
+    // taxonomy names the namespace, its posts' type does. Read as a site without the plugin, it
+    // imported the users alone and answered a success.
+    const rimplenet = dump
+      .replaceAll("'wallettransaction", "'rimplenettransaction")
+      .replaceAll("'wallet_wallet_", "'rimplenet_wallet_")
+      .split("\n")
+      .filter((line) => !line.startsWith("INSERT INTO `wp_term"))
+      .join("\n");
+    expect(rimplenet).not.toContain("INSERT INTO `wp_term_relationships`");
+    expect(() => importFromText(rimplenet)).toThrow(
+      "the dump holds no terms of taxonomy wallettransaction_type, and 20 posts of type rimplenettransaction: run with --namespace rimplenet (or --force to import the users alone)",
+    );
+    // With it, the dump is refused for the tables it lacks.
+    expect(() => importFromText(rimplenet, { options: { namespace: "rimplenet" } })).toThrow(
+      "the dump holds 20 posts of type rimplenettransaction but no rows of wp_term_relationships, wp_term_taxonomy, wp_terms",
+    );
+  });
+
   it("says nothing of a history gone from the site whose entries it skipped for a reason", () => {
     // Amaka's e-mail is johndoe's: she is skipped, and her two ngn entries with her.
     const { report } = importFromText(

@@ -206,10 +206,25 @@ function postKinds({ collector, opts, warn }: PlanContext) {
   if (termOf.size === 0) {
     // Another namespace's terms: this one would import the users and leave every entry out
     // (--force imports the users alone, as for a site without the plugin's terms).
-    const other = [...collector.taxonomies.values()]
+    const termsOf = [...collector.taxonomies.values()]
       .map((t) => /^([A-Za-z0-9_]+)transaction_type$/.exec(String(t.taxonomy))?.[1])
       .find((ns) => ns !== undefined);
-    const also = other === undefined ? "" : `, and those of ${other}transaction_type`;
+    // A dump without the term tables names the namespace by its posts' type alone, when it has
+    // none of this one's: read as a site without the plugin, it would import the users and not
+    // one entry.
+    const postsOf =
+      collector.transactionPosts > 0
+        ? undefined
+        : Object.keys(collector.otherPostTypes)
+            .map((type) => /^([A-Za-z0-9_]+)transaction$/.exec(type)?.[1])
+            .find((ns) => ns !== undefined);
+    const other = termsOf ?? postsOf;
+    const also =
+      termsOf !== undefined
+        ? `, and those of ${termsOf}transaction_type`
+        : postsOf !== undefined
+          ? `, and ${collector.otherPostTypes[`${postsOf}transaction`]} posts of type ${postsOf}transaction`
+          : "";
     if (other !== undefined && !opts.force)
       throw new DumpOptionError(
         `the dump holds no terms of taxonomy ${taxonomy}${also}: run with --namespace ${other} (or --force to import the users alone)`,
