@@ -12,6 +12,8 @@ import {
   DumpSyntaxError,
   type DumpValue,
   MAX_ROW_CHARS,
+  NotUtf8TextError,
+  notUtf8Mark,
   parseDumpText,
 } from "../scripts/import/sql-dump";
 import { readTargetRows, SchemaMissing, TARGET_QUERIES } from "../scripts/import/target";
@@ -64,6 +66,46 @@ describe("the streaming mysqldump reader", () => {
     const tables = parseDumpText(SMALL);
     expect(tables.t).toEqual({ columns: ["id", "txt", "num"], rows: EXPECTED_ROWS });
     expect(tables.other).toEqual({ columns: ["b", "a"], rows: [["x", "1"]] });
+  });
+
+  it("skips bytes that are not UTF-8 in a table it does not read, and names one in a table it reads", () => {
+    // The CLI reads such a byte as its mark (a lone surrogate): Wordfence's binary columns, as
+    // mysqldump writes them without --hex-blob, in a table the import does not read.
+    const [ff, c0] = [notUtf8Mark(0xff), notUtf8Mark(0xc0)];
+    const other = `INSERT INTO \`wp_wfhits\` VALUES (_binary '${ff}\\'${c0}\\0',${ff}1,b'${c0}'),(X'00','${c0}');\n`;
+    const rows: DumpValue[][] = [];
+    const parser = () =>
+      new DumpParser({ onRow: (_, values) => void rows.push(values), wantTable: (t) => t === "t" });
+    const read = parser();
+    read.push(`${other}INSERT INTO \`t\` VALUES (1,'ok');\n`, true);
+    read.end();
+    expect(rows).toEqual([["1", "ok"]]);
+    // In a table it reads, as a string's character, after an escape, or in a bare word or literal.
+    for (const value of [`'a${ff}'`, `'a\\${ff}'`, `${ff}1`, `b'${ff}'`, `_binary '${c0}'`]) {
+      const text = `${other}INSERT INTO \`t\` VALUES (1,${value});\n`;
+      // Whole, and fed one character at a time, as the file's reads split it anywhere.
+      const where = (feed: (p: DumpParser) => void) => {
+        const p = parser();
+        try {
+          feed(p);
+        } catch (err) {
+          if (err instanceof NotUtf8TextError) return err.at;
+          throw err;
+        }
+        return null;
+      };
+      const at = text.lastIndexOf(value.includes(ff) ? ff : c0);
+      expect(
+        where((p) => p.push(text, true)),
+        value,
+      ).toBe(at);
+      expect(
+        where((p) => {
+          for (const ch of text) p.push(ch, true);
+        }),
+        value,
+      ).toBe(at);
+    }
   });
 
   it("gives the same rows whatever the chunks it is fed, split anywhere (inside strings and escapes too)", () => {
