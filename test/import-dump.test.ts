@@ -795,7 +795,8 @@ INSERT INTO \`wp_term_relationships\` VALUES (15,4,0);
     // them (a multisite's wp_users adds spam and deleted at the end) are no refusal, fewer are.
     const bare = "INSERT INTO `wp_users` VALUES ";
     const user = "(7,'u7','x','u7','u7@example.test','','2024-01-01 00:00:00','',0,'u7'";
-    expect(importFromText(`${bare}${user},0,0);`).report.users.inDump).toBe(1);
+    const meta = "INSERT INTO `wp_usermeta` VALUES (1,7,'nickname','u7');";
+    expect(importFromText(`${bare}${user},0,0);\n${meta}`).report.users.inDump).toBe(1);
     expect(() => importFromText(`${bare}(7,'u7','x','u7','u7@example.test');`)).toThrow(
       "row 1 of wp_users: 5 values, fewer than the 10 columns of WordPress's wp_users (a damaged dump)",
     );
@@ -1426,6 +1427,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       `(${id},1,'2024-01-01 10:00:00','2024-01-01 10:00:00','','${title}','','publish','open','closed','','p${id}','','','2024-01-01 10:00:00','2024-01-01 10:00:00','',0,'g${id}',0,'wallettransaction','',0)`;
     const site = [
       "INSERT INTO `wp_users` VALUES (1,'solo','c4052b5b13fea2645f6e33a22563e51e','solo','solo@example.com','','2020-01-01 00:00:00','',0,'Solo');",
+      "INSERT INTO `wp_usermeta` VALUES (1,1,'nickname','solo');",
       `INSERT INTO \`wp_posts\` VALUES ${post(1, "in")},${post(2, "out")},${post(50, "Naira")};`,
       "INSERT INTO `wp_postmeta` VALUES (1,50,'wallet_wallet_id','ngn'),(2,1,'amount','1'),(3,1,'currency','ngn'),(4,2,'amount','5'),(5,2,'currency','ngn');",
       "INSERT INTO `wp_term_relationships` VALUES (1,1,0),(2,2,0),(50,4,0);",
@@ -1463,6 +1465,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       `(${id},1,'2024-01-01 10:00:00','2024-01-01 10:00:00','','${title}','','publish','open','closed','','p${id}','','','2024-01-01 10:00:00','2024-01-01 10:00:00','',0,'g${id}',0,'wallettransaction','',0)`;
     const site = [
       "INSERT INTO `wp_users` VALUES (1,'solo','c4052b5b13fea2645f6e33a22563e51e','solo','solo@example.com','','2020-01-01 00:00:00','',0,'Solo');",
+      "INSERT INTO `wp_usermeta` VALUES (1,1,'nickname','solo');",
       `INSERT INTO \`wp_posts\` VALUES ${post(1, "in")},${post(2, "out")},${post(3, "out")},${post(50, "Naira")};`,
       "INSERT INTO `wp_postmeta` VALUES (1,50,'wallet_wallet_id','ngn'),(2,1,'amount','1'),(3,1,'currency','ngn'),(4,2,'amount','1'),(5,2,'currency','ngn'),(6,3,'amount','5'),(7,3,'currency','ngn');",
       "INSERT INTO `wp_term_relationships` VALUES (1,1,0),(2,2,0),(3,2,0),(50,4,0);",

@@ -185,6 +185,32 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     expect(plan(cut, { force: true }).report.warnings[0]).toMatch(/^the dump holds 20 posts/);
   });
 
+  it.each([
+    [
+      "wp_usermeta",
+      "the dump holds 5 rows of wp_users but no rows of wp_usermeta, which hold each user's role, names and stored balances: it holds some of the site's tables only, or was cut short; export the database again (with --force, its users are imported without them)",
+    ],
+    [
+      "wp_postmeta",
+      "the dump holds the stored balances of 3 users but no rows of wp_posts, which hold the site's wallets and transactions: it holds some of the site's tables only, or was cut short; export the database again (with --force, its users are imported alone)",
+    ],
+    [
+      "wp_posts",
+      "the dump holds 183 rows of wp_postmeta and the stored balances of 3 users but no rows of wp_posts, which hold the site's wallets and transactions: it holds some of the site's tables only, or was cut short; export the database again (with --force, its users are imported alone)",
+    ],
+  ])(
+    "UpdraftPlus: refuses a backup cut short before %s, whose users it would import alone",
+    (table, refusal) => {
+      // Cut at a statement's end after the users' tables, a backup read to its end imported its users
+      // (without their roles, cut before wp_usermeta) and not one wallet or entry, as a success.
+      const cut = updraftPlus.slice(0, updraftPlus.indexOf(`# Table: \`${table}\``));
+      expect(() => plan(cut)).toThrow(new DamagedDumpError(refusal, ""));
+      const forced = plan(cut, { force: true }).report;
+      expect(forced.warnings).toContain(refusal);
+      expect(forced.users.imported).toBe(5);
+    },
+  );
+
   // A dump cut at a statement's end parses to its end: only the line its tool writes last tells it
   // from a whole one. Cut here after its last INSERT, it holds every row and lacks its end.
   const afterLastInsert = (text: string) =>

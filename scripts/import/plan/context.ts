@@ -85,6 +85,8 @@ export function startPlan({
   const cut = cutShort(collector);
   if (cut !== null && !opts.force) throw new DamagedDumpError(cut, "");
   const networkSite = checkPrefix(collector, opts.force);
+  const partial = partialDump(collector);
+  if (partial !== null && !opts.force) throw new DamagedDumpError(partial, "");
   const report = newReport(opts, collector);
   const ctx: PlanContext = {
     collector,
@@ -120,6 +122,7 @@ export function startPlan({
   };
   if (cut !== null) ctx.warn(cut);
   if (networkSite !== null) ctx.warn(networkSite);
+  if (partial !== null) ctx.warn(partial);
   ctx.kindOf = postKinds(ctx);
   return ctx;
 }
@@ -177,6 +180,41 @@ function cutShort({ dumps, transactions }: WordPressCollector) {
   const more = n > CUT_PARTS_NAMED ? `; and ${n - CUT_PARTS_NAMED} more` : "";
   const file = files.length > 0 ? `${files.join(", and ")}, and ` : "";
   return visible(`${file}${named.slice(0, CUT_PARTS_NAMED).join("; ")}${more}: ${then}`);
+}
+
+/** "1 row", "2 rows". */
+const rowsText = (n: number) => `${n} row${n === 1 ? "" : "s"}`;
+
+/**
+ * Why the dump holds some of the tables WordPress writes together and not the others, or null: a
+ * user without any user meta (WordPress writes each one's with it), post meta without any post,
+ * or stored balances without any post, where the site's wallets and transactions are. Such a dump
+ * is some of the site's tables only, or one cut short at a statement's end (UpdraftPlus writes
+ * wp_users, wp_usermeta, wp_postmeta and wp_posts, then the term tables, and its end is not read):
+ * its users would be imported without their roles, or alone, and not one wallet or entry. The term
+ * tables are postKinds'.
+ */
+function partialDump(collector: WordPressCollector) {
+  const rows = (kind: "users" | "usermeta" | "posts" | "postmeta") =>
+    collector.rowsPerTable[collector.tableOf(kind)] ?? 0;
+  const then =
+    "it holds some of the site's tables only, or was cut short; export the database again";
+  if (rows("users") > 0 && rows("usermeta") === 0)
+    return `the dump holds ${rowsText(rows("users"))} of ${collector.tableOf("users")} but no rows of ${collector.tableOf("usermeta")}, which hold each user's role, names and stored balances: ${then} (with --force, its users are imported without them)`;
+  if (rows("posts") > 0) return null;
+  const balances = [...collector.userMeta.values()].filter(
+    (meta) => Object.keys(meta.balances).length > 0,
+  ).length;
+  const held = [
+    ...(rows("postmeta") > 0
+      ? [`${rowsText(rows("postmeta"))} of ${collector.tableOf("postmeta")}`]
+      : []),
+    ...(balances > 0
+      ? [`the stored balances of ${balances} user${balances === 1 ? "" : "s"}`]
+      : []),
+  ];
+  if (held.length === 0) return null;
+  return `the dump holds ${held.join(" and ")} but no rows of ${collector.tableOf("posts")}, which hold the site's wallets and transactions: ${then} (with --force, its users are imported alone)`;
 }
 
 /** Term names of the plugin's taxonomy by term_taxonomy_id, and what they make a post. */
