@@ -380,6 +380,24 @@ describe("reverseBatch", () => {
     ]);
   });
 
+  it("undoes a batch at the largest balance where lowering a little first makes room for a raise", async () => {
+    const { buyer, walletId, ctx } = await setup(0);
+    await unbalanced(ctx, op("credit", buyer.id, walletId, "1"));
+    const b = await unbalanced(
+      ctx,
+      op("credit", buyer.id, walletId, "1"),
+      op("debit", buyer.id, walletId, "2"),
+      op("credit", buyer.id, walletId, String(MAX_MINOR)),
+    );
+    await unbalanced(ctx, op("debit", buyer.id, walletId, "1"));
+    // At MAX - 1: undoing the credit of 1 first (MAX - 2) lets the debit's undoing fit (MAX), and
+    // the credit of MAX is undone last (0). Undoing that credit first would take the balance to -1.
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    expect(r.reversedIds).toEqual([b.transactionIds[0], b.transactionIds[1], b.transactionIds[2]]);
+    expect(await balance(buyer.id, walletId)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
   it("refuses, naming the entry, when no order keeps a chain between zero and the largest balance", async () => {
     const { buyer, seller, walletId, ctx } = await setup(0);
     const most = 600_000_000_000_000;

@@ -294,4 +294,15 @@ describe("undoOrder", () => {
       "CREDIT",
     ]);
   });
+  it("near the largest balance, makes room by the lowering that keeps the balance at or above zero", () => {
+    const at = (balance: number) => new Map([["1:w", balance]]);
+    // At MAX - 1, the raise of 2 fits after lowering 1 (MAX - 2, MAX, 0); lowering MAX first
+    // would take the balance to -1.
+    const small = [e("CREDIT", MAX_MINOR), e("DEBIT", 2), e("CREDIT", 1)];
+    expect(undoOrder(small, (x) => x, at(MAX_MINOR - 1))).toEqual([small[2], small[1], small[0]]);
+    // Lowering 1 makes no room for the raise of 3 (MAX - 2), and lowering MAX - 1 after it would
+    // take the balance to -1: MAX - 1 first (0, 3, 2).
+    const large = [e("CREDIT", 1), e("DEBIT", 3), e("CREDIT", MAX_MINOR - 1)];
+    expect(undoOrder(large, (x) => x, at(MAX_MINOR - 1))).toEqual([large[2], large[1], large[0]]);
+  });
 });

@@ -242,23 +242,46 @@ export function undoOrder<T>(
     else chains.set(keys[i]!, [item]);
   });
   const raises = (item: T) => entryOf(item).txnType === "DEBIT";
+  const amount = (item: T) => entryOf(item).amountMinor;
   for (const [key, chain] of chains) {
     // Its balance unknown, every raise comes first.
     let balance = balances ? (balances.get(key) ?? 0) : Number.NEGATIVE_INFINITY;
     const left = [...chain];
     chain.length = 0;
     while (left.length > 0) {
-      const fits = left.findIndex(
-        (item) => raises(item) && balance + entryOf(item).amountMinor <= MAX_MINOR,
-      );
+      const fits = left.findIndex((item) => raises(item) && balance + amount(item) <= MAX_MINOR);
       const lowers = left.findIndex((item) => !raises(item));
-      const [next] = left.splice(fits !== -1 ? fits : lowers !== -1 ? lowers : 0, 1);
+      const pick = fits !== -1 ? fits : lowers !== -1 ? (roomFor(left, balance) ?? lowers) : 0;
+      const [next] = left.splice(pick, 1);
       balance += (raises(next!) ? 1 : -1) * entryOf(next!).amountMinor;
       chain.push(next!);
     }
   }
   // Each chain fills the places it held among the items.
   return keys.map((key) => chains.get(key)!.shift()!);
+
+  /**
+   * With raises left and none fitting under the largest balance: the lowering that makes room
+   * while the balance stays at or above zero, the least that lets a raise fit (else the least), so
+   * that a small lowering first does not leave a large one to take the balance below zero where
+   * another order keeps it there. Undefined when every lowering would: the first is written, and
+   * refused.
+   */
+  function roomFor(left: T[], balance: number): number | undefined {
+    const smallest = Math.min(...left.filter(raises).map(amount));
+    if (!Number.isFinite(smallest)) return undefined; // no raise left: lowered in the order given
+    let best: { i: number; makesRoom: boolean; minor: number } | undefined;
+    left.forEach((item, i) => {
+      if (raises(item) || balance - amount(item) < 0) return;
+      const makesRoom = balance - amount(item) + smallest <= MAX_MINOR;
+      const better =
+        !best ||
+        (makesRoom && !best.makesRoom) ||
+        (makesRoom === best.makesRoom && amount(item) < best.minor);
+      if (better) best = { i, makesRoom, minor: amount(item) };
+    });
+    return best?.i;
+  }
 }
 
 /**
