@@ -218,7 +218,8 @@ describe("POST users with a username WordPress sanitizes", () => {
   it("names the user it stored by the username as sent, as get_user_by('login') does", async () => {
     // WordPress looks a login up through sanitize_user, which removes accents: the plugin's
     // `GET users?user_id=Renée…` found the user it had stored as `Renee…`.
-    const tag = unique("").replace(/\D/g, "").slice(-6);
+    // Six digits: a login of the accented name and digits only.
+    const tag = String(100_000 + Math.floor(Math.random() * 900_000));
     const made = await create({
       username: `Renée${tag}`,
       user_email: `renee${tag}@example.com`,
@@ -274,14 +275,14 @@ describe("POST users with a username WordPress sanitizes", () => {
   it("finds the taken username under the stored name, in any case", async () => {
     const first = await create({
       username: "Renée_Dupont",
-      user_email: "renee1@example.com",
+      user_email: `${unique("renee")}@example.com`,
       user_password: "secret12",
     });
     expect(first.status, first.text).toBe(201);
     const before = await tableCounts();
     const again = await create({
       username: "renee_dupont",
-      user_email: "renee2@example.com",
+      user_email: `${unique("renee")}@example.com`,
       user_password: "secret12",
     });
     expect(again.body.error).toEqual([{ user_login: ["username already taken"] }]);
