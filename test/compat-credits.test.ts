@@ -367,29 +367,25 @@ describe("POST credits and debits in the dialect", () => {
     // PHP puts a file part in $_FILES, which WP_REST_Request never reads a parameter from.
     form.append("amount", new Blob(["9"]), "amount.txt");
     form.append("note", new Blob(["a file"]), "note.txt");
-    const sent = new Request("http://localhost/", { method: "POST", body: form });
-    const res = await compatCall("POST", `${API}/credits`, {
-      headers: {
-        Authorization: admin.bearer,
-        "Content-Type": sent.headers.get("Content-Type")!,
-      },
-      body: await sent.text(),
-      vars: GUARDED,
-    });
+    // The body and its boundary as fetch writes them.
+    const credit = async (body: FormData) => {
+      const sent = new Request("http://localhost/", { method: "POST", body });
+      return compatCall("POST", `${API}/credits`, {
+        headers: {
+          Authorization: admin.bearer,
+          "Content-Type": sent.headers.get("Content-Type")!,
+        },
+        body: await sent.text(),
+        vars: GUARDED,
+      });
+    };
+    const res = await credit(form);
     expect(res.status, res.text).toBe(200);
     expect(await balance(user.id, wallet)).toBe(2);
     // A file alone is a field not sent: credits' missing user_id is 0, as `?? 0` made it.
     const only = new FormData();
     only.append("user_id", new Blob(["2"]), "user.txt");
-    const alone = new Request("http://localhost/", { method: "POST", body: only });
-    const refused = await compatCall("POST", `${API}/credits`, {
-      headers: {
-        Authorization: admin.bearer,
-        "Content-Type": alone.headers.get("Content-Type")!,
-      },
-      body: await alone.text(),
-      vars: GUARDED,
-    });
+    const refused = await credit(only);
     expect([refused.status, refused.body.error?.user_id]).toEqual([400, "user_id cannot be zero"]);
   });
 

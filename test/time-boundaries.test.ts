@@ -24,6 +24,16 @@ async function credit(
   return res.body.data.transaction_id as number;
 }
 
+/** GETs of the account's user and wallet, by its administrator, on a clock at `nowMs`. */
+const reader =
+  ({ admin, user, wallet }: Awaited<ReturnType<typeof makeAccount>>, nowMs: number) =>
+  (path: string, query: Record<string, string | number>) =>
+    call("GET", path, {
+      auth: admin.bearer,
+      query: { user_id: user.id, wallet_id: wallet, ...query },
+      app: appAt(nowMs),
+    });
+
 describe("several entries in one second", () => {
   it("are counted alike by a balance at it, a statement at it and after/before around it", async () => {
     const { admin, user, wallet } = await makeAccount();
@@ -223,12 +233,7 @@ describe("the calendar's edges", () => {
     await credit(admin, q("4"), Date.parse("2028-02-29T12:00:00Z"));
     await credit(admin, q("8"), Date.parse("9999-12-31T23:59:59Z"));
     const now = Date.parse("+010000-01-01T00:00:05Z");
-    const ask = (path: string, query: Record<string, string | number>) =>
-      call("GET", path, {
-        auth: admin.bearer,
-        query: { user_id: user.id, wallet_id: wallet, ...query },
-        app: appAt(now),
-      });
+    const ask = reader({ admin, user, wallet }, now);
     const at = async (s: string) => {
       const r = await ask("/user-wallet-balance", { at: s });
       return r.status === 200 ? r.body.data[wallet] : r.body.error;
@@ -310,12 +315,7 @@ describe("the calendar's edges", () => {
       Date.parse("2049-11-02T09:00:00Z"),
     );
     const now = Date.parse("2049-11-02T10:00:00Z");
-    const ask = (path: string, query: Record<string, string | number>) =>
-      call("GET", path, {
-        auth: admin.bearer,
-        query: { user_id: user.id, wallet_id: wallet, ...query },
-        app: appAt(now),
-      });
+    const ask = reader({ admin, user, wallet }, now);
     // Each names 0049-11-02T09:30:00Z (or 0099-…), long before the credit of 2049: no balance
     // yet, a statement ending then, and no entry before it. Date.parse's fallback, which takes
     // a time written with a space for `T`, reads a year below 100 as 19xx or 20xx (0049 as 2049).
