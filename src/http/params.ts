@@ -53,7 +53,7 @@ type ParsedBody = {
   numberTexts: ReadonlySet<string>;
   negativeZeros: ReadonlySet<string>;
 };
-const NO_NUMBER_TEXTS: ReadonlySet<string> = new Set();
+const NO_MEMBERS: ReadonlySet<string> = new Set();
 
 /** A JSON number literal that is a float (a point or an exponent) of value zero, negative. */
 const negativeZeroFloat = (literal: string) =>
@@ -126,7 +126,7 @@ function readJsonBody(text: string): ParsedBody {
   if (!numbersExact(text)) return parseMarking(text);
   const value: unknown = JSON.parse(text);
   checkStrings(value);
-  return { value, numberTexts: NO_NUMBER_TEXTS, negativeZeros: NO_NUMBER_TEXTS };
+  return { value, numberTexts: NO_MEMBERS, negativeZeros: NO_MEMBERS };
 }
 
 const PHP_INT_MAX = 2n ** 63n - 1n;
