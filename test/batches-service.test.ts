@@ -370,13 +370,18 @@ describe("reverseBatch", () => {
       op("credit", buyer.id, walletId, "7"),
       op("credit", seller.id, walletId, "9"),
     );
-    // 120 distinct pairs (two runs of a statement) and each known one twice.
+    // 120 distinct pairs (three runs of a statement) and each known one twice.
     const strangers = Array.from({ length: 118 }, (_, i) => ({ userId: 1e9 + i, walletId }));
     const known = [buyer, seller].map((u) => ({ userId: u.id, walletId }));
-    const read = await pairBalances(createDb(env.DB), [...known, ...strangers, ...known]);
+    await holdOf(ctx, seller.id, walletId, "2");
+    const read = await pairBalances(
+      createDb(env.DB),
+      [...known, ...strangers, ...known],
+      Math.floor(Date.now() / 1000),
+    );
     expect([...read]).toEqual([
-      [`${buyer.id}:${walletId}`, 7],
-      [`${seller.id}:${walletId}`, 9],
+      [`${buyer.id}:${walletId}`, { balanceMinor: 7, heldMinor: 0 }],
+      [`${seller.id}:${walletId}`, { balanceMinor: 9, heldMinor: 2 }],
     ]);
   });
 
@@ -395,6 +400,31 @@ describe("reverseBatch", () => {
     const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
     expect(r.reversedIds).toEqual([b.transactionIds[0], b.transactionIds[1], b.transactionIds[2]]);
     expect(await balance(buyer.id, walletId)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("undoes a batch at the largest balance by lowerings that keep the balance at what holds reserve", async () => {
+    const { buyer, walletId, ctx } = await setup(0);
+    await unbalanced(ctx, op("credit", buyer.id, walletId, String(MAX_MINOR - 4)));
+    const b = await unbalanced(
+      ctx,
+      op("debit", buyer.id, walletId, "3"),
+      op("credit", buyer.id, walletId, "4"),
+      op("credit", buyer.id, walletId, "1"),
+      op("credit", buyer.id, walletId, "1"),
+    );
+    await holdOf(ctx, buyer.id, walletId, String(MAX_MINOR - 4));
+    // At MAX - 1 with MAX - 4 held: undoing the credits of 1 first (MAX - 3) lets the debit's
+    // undoing fit (MAX), and the credit of 4 is undone last (MAX - 4, all of it held). Undoing the
+    // credit of 4 first would make room too, but leave MAX - 5, below what the hold reserves.
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    expect(r.reversedIds).toEqual([
+      b.transactionIds[3],
+      b.transactionIds[2],
+      b.transactionIds[0],
+      b.transactionIds[1],
+    ]);
+    expect(await balance(buyer.id, walletId)).toBe(MAX_MINOR - 4);
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 

@@ -271,9 +271,11 @@ describe("undoOrder", () => {
     const items = [e("CREDIT", 5), e("DEBIT", 3, 2), e("DEBIT", 5), e("CREDIT", 1, 2)];
     expect(undoOrder(items, (x) => x)).toEqual([items[2], items[1], items[0], items[3]]);
   });
+  /** A chain's balance now and what its holds reserve. */
+  const at = (balance: number, held = 0) =>
+    new Map([["1:w", { balanceMinor: balance, heldMinor: held }]]);
   it("near the largest balance, lowers a chain first where a raise would pass it", () => {
     const round = [e("CREDIT", 7), e("DEBIT", 7), e("CREDIT", 7), e("DEBIT", 7)];
-    const at = (balance: number) => new Map([["1:w", balance]]);
     // Far from the limit: both raises first; at it, each raise after a lowering makes room.
     expect(undoOrder(round, (x) => x, at(0)).map((x) => x.txnType)).toEqual([
       "DEBIT",
@@ -295,7 +297,6 @@ describe("undoOrder", () => {
     ]);
   });
   it("near the largest balance, makes room by the lowering that keeps the balance at or above zero", () => {
-    const at = (balance: number) => new Map([["1:w", balance]]);
     // At MAX - 1, the raise of 2 fits after lowering 1 (MAX - 2, MAX, 0); lowering MAX first
     // would take the balance to -1.
     const small = [e("CREDIT", MAX_MINOR), e("DEBIT", 2), e("CREDIT", 1)];
@@ -304,5 +305,23 @@ describe("undoOrder", () => {
     // take the balance to -1: MAX - 1 first (0, 3, 2).
     const large = [e("CREDIT", 1), e("DEBIT", 3), e("CREDIT", MAX_MINOR - 1)];
     expect(undoOrder(large, (x) => x, at(MAX_MINOR - 1))).toEqual([large[2], large[1], large[0]]);
+  });
+  it("near the largest balance, makes room by lowerings that keep the balance at what holds reserve", () => {
+    // At MAX - 1 with MAX - 4 held: lowering 4 makes room for the raise of 3 but leaves MAX - 5,
+    // below the holds; lowering 1 and 1 first (MAX - 3) keeps it there (MAX, then MAX - 4).
+    const held = [e("CREDIT", 1), e("CREDIT", 1), e("DEBIT", 3), e("CREDIT", 4)];
+    expect(undoOrder(held, (x) => x, at(MAX_MINOR - 1, MAX_MINOR - 4))).toEqual([
+      held[0],
+      held[1],
+      held[2],
+      held[3],
+    ]);
+    // Without the hold, lowering 4 alone makes room.
+    expect(undoOrder(held, (x) => x, at(MAX_MINOR - 1))).toEqual([
+      held[3],
+      held[2],
+      held[0],
+      held[1],
+    ]);
   });
 });

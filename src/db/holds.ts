@@ -28,7 +28,7 @@ const countedWhenJudged = (atS: number) =>
  * placed by then only (a refusal's replay: one dated later came after the refused write, unless its
  * writer's clock was ahead).
  */
-const heldIn = (
+export const heldIn = (
   userId: number | SQL,
   walletId: string | SQL,
   nowS: number,

@@ -22,7 +22,7 @@ import {
 import { alias } from "drizzle-orm/sqlite-core";
 import { withinChars } from "../text";
 import { batchAll, bindingOf, type Db, inRuns, keysetChunks } from "./client";
-import { heldWhenJudged } from "./holds";
+import { heldIn, heldWhenJudged } from "./holds";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
@@ -361,16 +361,24 @@ export async function findEntry(db: Db, id: number) {
 /** A (user, wallet) pair, a balance's chain, as a key. */
 export const pairKey = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
 
-/** The balances (user, wallet) pairs hold now, by pairKey (none yet: absent). */
-export async function pairBalances(db: Db, pairs: { userId: number; walletId: string }[]) {
+/**
+ * The balances (user, wallet) pairs hold now, and what the holds that count at `nowS` reserve of
+ * each, by pairKey (none yet: absent; a pair without a balance has no hold).
+ */
+export async function pairBalances(
+  db: Db,
+  pairs: { userId: number; walletId: string }[],
+  nowS: number,
+) {
   const distinct = [...new Map(pairs.map((p) => [pairKey(p), p])).values()];
-  // Two values bound a pair: a run of 50 pairs fills one statement.
-  const reads = inRuns(distinct, 50).map((run) =>
+  // Two values bound a pair, and one the second: a run of 49 pairs fills one statement.
+  const reads = inRuns(distinct, 49).map((run) =>
     db
       .select({
         userId: balances.userId,
         walletId: balances.walletId,
         balanceMinor: balances.balanceMinor,
+        heldMinor: heldIn(sql`${balances}.user_id`, sql`${balances}.wallet_id`, nowS),
       })
       .from(balances)
       .where(
@@ -380,7 +388,9 @@ export async function pairBalances(db: Db, pairs: { userId: number; walletId: st
       ),
   );
   const rows = (await batchAll(db, reads)).flat();
-  return new Map(rows.map((r) => [pairKey(r), r.balanceMinor]));
+  return new Map(
+    rows.map((r) => [pairKey(r), { balanceMinor: r.balanceMinor, heldMinor: r.heldMinor }]),
+  );
 }
 
 /** The entries a transfer wrote, found by its transfer id (each transfer draws its own). */

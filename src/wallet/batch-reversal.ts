@@ -52,7 +52,13 @@ export async function reverseBatch(
     );
   };
   try {
-    const { ordered, written } = await writeUndoing(ctx.db, originals, (e) => e, write);
+    const { ordered, written } = await writeUndoing(
+      ctx.db,
+      originals,
+      (e) => e,
+      write,
+      seconds(stamp.nowMs),
+    );
     return {
       batchId: id,
       reversalBatchId: written.batchId,

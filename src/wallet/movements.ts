@@ -7,7 +7,7 @@ import { findMovement, pairBalances, pairKey, transferHalves } from "../db/ledge
 import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal, type NewEntry } from "../ledger/append";
-import { type EntrySpec, entry } from "../ledger/entries";
+import { type EntrySpec, entry, seconds } from "../ledger/entries";
 import { type AmountPolicy, amountToMinor, MAX_MINOR, numberText } from "../ledger/money";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { databaseUnavailable } from "./faults";
@@ -225,14 +225,14 @@ type Undone = Pick<NewEntry, "userId" | "walletId" | "txnType" | "amountMinor">;
  * below both where it stands and where it ends. Each entry is judged against the balance the one
  * before left: in another order, money that went out and came back (a site's transfer from a user
  * to itself, a batch's transfer there and back) would be refused `Insufficient Balance` by an
- * undoing that ends within the rules. With the chains' balances now (`balances`, by pairKey), a
- * raise that would pass the largest balance waits for a lowering first, as near that limit the
- * same money would pass it on the way up.
+ * undoing that ends within the rules. With the chains' balances now and what their holds reserve
+ * (`balances`, by pairKey), a raise that would pass the largest balance waits for a lowering first,
+ * as near that limit the same money would pass it on the way up.
  */
 export function undoOrder<T>(
   items: T[],
   entryOf: (item: T) => Undone,
-  balances?: Map<string, number>,
+  balances?: Map<string, { balanceMinor: number; heldMinor: number }>,
 ): T[] {
   const keys = items.map((item) => pairKey(entryOf(item)));
   const chains = new Map<string, T[]>();
@@ -245,13 +245,17 @@ export function undoOrder<T>(
   const amount = (item: T) => entryOf(item).amountMinor;
   for (const [key, chain] of chains) {
     // Its balance unknown, every raise comes first.
-    let balance = balances ? (balances.get(key) ?? 0) : Number.NEGATIVE_INFINITY;
+    const known = balances?.get(key);
+    let balance = balances ? (known?.balanceMinor ?? 0) : Number.NEGATIVE_INFINITY;
+    // A lowering may not take the balance below what the holds reserve (the ledger's guard).
+    const floor = known?.heldMinor ?? 0;
     const left = [...chain];
     chain.length = 0;
     while (left.length > 0) {
       const fits = left.findIndex((item) => raises(item) && balance + amount(item) <= MAX_MINOR);
       const lowers = left.findIndex((item) => !raises(item));
-      const pick = fits !== -1 ? fits : lowers !== -1 ? (roomFor(left, balance) ?? lowers) : 0;
+      const pick =
+        fits !== -1 ? fits : lowers !== -1 ? (roomFor(left, balance, floor) ?? lowers) : 0;
       const [next] = left.splice(pick, 1);
       balance += (raises(next!) ? 1 : -1) * entryOf(next!).amountMinor;
       chain.push(next!);
@@ -262,17 +266,17 @@ export function undoOrder<T>(
 
   /**
    * With raises left and none fitting under the largest balance: the lowering that makes room
-   * while the balance stays at or above zero, the least that lets a raise fit (else the least), so
-   * that a small lowering first does not leave a large one to take the balance below zero where
-   * another order keeps it there. Undefined when every lowering would: the first is written, and
-   * refused.
+   * while the balance stays at or above what holds reserve of it (`floor`), the least that lets a
+   * raise fit (else the least), so that a small lowering first does not leave a large one to take
+   * the balance below that where another order keeps it there. Undefined when every lowering
+   * would: the first is written, and refused.
    */
-  function roomFor(left: T[], balance: number): number | undefined {
+  function roomFor(left: T[], balance: number, floor: number): number | undefined {
     const smallest = Math.min(...left.filter(raises).map(amount));
     if (!Number.isFinite(smallest)) return undefined; // no raise left: lowered in the order given
     let best: { i: number; makesRoom: boolean; minor: number } | undefined;
     left.forEach((item, i) => {
-      if (raises(item) || balance - amount(item) < 0) return;
+      if (raises(item) || balance - amount(item) < floor) return;
       const makesRoom = balance - amount(item) + smallest <= MAX_MINOR;
       const better =
         !best ||
@@ -286,21 +290,23 @@ export function undoOrder<T>(
 
 /**
  * Writes an undoing in undoOrder's order and, should that take a balance past the largest one (the
- * ledger refusing it wrote nothing), once more ordered by the chains' balances now.
+ * ledger refusing it wrote nothing), once more ordered by the chains' balances now and the holds
+ * that count at `atS`, the undoing's own second.
  */
 export async function writeUndoing<T, R>(
   db: Db,
   items: T[],
   entryOf: (item: T) => Undone,
   write: (ordered: T[]) => Promise<R>,
+  atS: number,
 ): Promise<{ ordered: T[]; written: R }> {
-  const attempt = async (balances?: Map<string, number>) => {
+  const attempt = async (balances?: Awaited<ReturnType<typeof pairBalances>>) => {
     const ordered = undoOrder(items, entryOf, balances);
     return { ordered, written: await write(ordered) };
   };
   return attempt().catch(async (err: unknown) => {
     if (verdictOf(err) !== "balance-limit") throw err;
-    return attempt(await pairBalances(db, items.map(entryOf)));
+    return attempt(await pairBalances(db, items.map(entryOf), atS));
   });
 }
 
@@ -366,6 +372,7 @@ export async function reverse(
     items,
     (m) => m.entry,
     write,
+    seconds(stamp.nowMs),
   ).catch((err: unknown) => {
     // A later half was reversed on its own already (an imported transfer half reversed alone; the
     // ledger says so though a balance check fired first). A reversal of the whole movement, however
