@@ -454,6 +454,26 @@ describe("POST /holds/{id}/capture", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("judges the amount before the hold's status: validation (400) comes before conflicts (409)", async () => {
+    const a = await funded(100);
+    const t0 = Date.UTC(2027, 2, 3);
+    const voided = await placed(a, { amount: 10 });
+    expect((await voidHold(a, voided)).status).toBe(200);
+    const expired = await placed(a, { amount: 10, expires_in: 30 }, appAt(t0));
+    const before = await tableCounts();
+    for (const [id, app] of [
+      [voided, undefined],
+      [expired, appAt(t0 + 30_000)],
+    ] as const) {
+      expect((await capture(a, id, { amount: "10.01" }, app)).body.error).toEqual({
+        amount: "amount must be at most the held amount (10.00)",
+      });
+      expect((await capture(a, id, { amount: "0.001" }, app)).status).toBe(400);
+      expect((await capture(a, id, { amount: "10" }, app)).status).toBe(409);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("answers 409 expired for a hold past its expires_at, and debits nothing", async () => {
     const a = await funded(100);
     const t0 = Date.UTC(2027, 2, 1);
