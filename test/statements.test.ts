@@ -866,6 +866,11 @@ describe("CSV cells", () => {
     expect(textCell("a\t\t=1")).toBe("a\t'\t'=1");
     expect(textCell("line\r\n=1+2\n+3")).toBe("line\r\n'=1+2\n'+3");
     expect(textCell("=a;=b")).toBe("'=a;'=b");
+    // A cell that begins with a tab or a carriage return: that character is quoted, and the formula
+    // after it too, where a reader splitting there starts a cell.
+    expect(textCell("\t=1+2")).toBe("'\t'=1+2");
+    expect(textCell("\r-2+3")).toBe("'\r'-2+3");
+    expect(textCell("\t@SUM(A1)")).toBe("'\t'@SUM(A1)");
     for (const text of ["a; =1", "a;b=1", "a,=1", "1;2"]) expect(textCell(text)).toBe(text);
   });
 

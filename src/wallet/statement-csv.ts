@@ -23,9 +23,10 @@ const STATEMENT_CSV_COLUMNS = [
  * it first (ASVS 5.0 V1.2.10). A cell starts at the text's start; and, for a reader that splits
  * the line otherwise (Excel where the list separator is `;`, a tab-separated import), after a `;`
  * or a tab, or after a line break, which such a reader takes for a row's end even inside quotes
- * that do not open its cell.
+ * that do not open its cell. A look-behind, so that each position is judged: a tab or a carriage
+ * return at the text's start is quoted, and is itself a cell's start for what follows it.
  */
-const FORMULA_AT_CELL_START = /(^|[;\t\r\n])(?=[=+\-@\t\r\0])/g;
+const FORMULA_AT_CELL_START = /(?<=^|[;\t\r\n])(?=[=+\-@\t\r\0])/g;
 /** The only text an amount cell ever holds: a plain decimal, which every spreadsheet reads as a number. */
 const PLAIN_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
 
@@ -34,7 +35,7 @@ const PLAIN_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
  * tab, a carriage return or a NUL, a single quote goes first (OWASP's advice), so it shows as the
  * text it is.
  */
-export const textCell = (text: string) => text.replace(FORMULA_AT_CELL_START, "$1'");
+export const textCell = (text: string) => text.replace(FORMULA_AT_CELL_START, "'");
 
 /**
  * An amount cell: the exact decimal, signed when negative (`-12.50`), left as it is so the sheet
