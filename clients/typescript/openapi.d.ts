@@ -1705,6 +1705,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.user_not_found"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -1805,6 +1815,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.user_not_found"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -1920,6 +1940,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.user_not_found"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -2163,6 +2193,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.hold_not_found"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -2606,6 +2646,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.user_not_found"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `history_busy`: "A full history is already being sent" */
             429: {
                 headers: {
@@ -2784,6 +2834,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.user_not_found"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `history_busy`: "A full history is already being sent" */
             429: {
                 headers: {
@@ -2932,6 +2992,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.transaction_not_found"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -3221,6 +3291,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.user_not_found"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -3500,6 +3580,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.batch_not_found"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -4198,6 +4288,15 @@ export interface operations {
                     "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["RefusalB.mail_link_invalid"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -4547,6 +4646,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.forbidden"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -4763,6 +4872,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.wallet_not_found"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -4876,6 +4995,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.user_not_found"] | components["schemas"]["Refusal.wallet_not_found"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -4963,6 +5092,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.forbidden"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -5412,6 +5551,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.forbidden"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -5502,6 +5651,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.forbidden"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -6059,6 +6218,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.webhook_not_found"];
                 };
             };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
@@ -6119,6 +6288,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
                 };
             };
             /** @description `internal_error`: "Internal error" */

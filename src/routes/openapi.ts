@@ -32,9 +32,9 @@ const CREDENTIAL_ERRORS: ErrorCode[] = ["permission_missing", "credentials_inval
 
 /**
  * Every error answer a route can give, by catalogue code: its own refusals, the credential checks
- * when it needs credentials, a malformed request (in its envelope), a body too large on writes, the
- * money routes' rate limit, and a database that cannot take the request or a fault. A test probes
- * each route and finds every refusal it meets here.
+ * when it needs credentials, a malformed request (in its envelope), a body too large (on a GET too:
+ * its JSON body is read, as WordPress reads one), the money routes' rate limit, and a database that
+ * cannot take the request or a fault. A test probes each route and finds every refusal it meets here.
  */
 export function errorCodes(route: RouteInfo): ErrorCode[] {
   return [
@@ -42,7 +42,7 @@ export function errorCodes(route: RouteInfo): ErrorCode[] {
       route.envelope === "B" ? "validation_error" : "invalid_input",
       ...(route.auth === "none" ? [] : CREDENTIAL_ERRORS),
       ...(route.errors ?? []),
-      ...(route.method === "GET" ? [] : (["payload_too_large"] as const)),
+      "payload_too_large",
       ...(needsSettings(route) ? (["service_not_configured"] as const) : []),
       ...(route.movesMoney ? (["rate_limited"] as const) : []),
       ...(route.envelope === "index" ? [] : (["database_unavailable"] as const)),
