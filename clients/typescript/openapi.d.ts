@@ -2712,13 +2712,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success; with `format=csv` the statement as RFC 4180 text (a header row, CRLF), as an attachment (Content-Disposition) */
+            /** @description Success; with `format=csv` the statement as RFC 4180 text (a header row, CRLF), as an attachment (Content-Disposition), its figures in the X-Statement-* headers */
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
                     "X-WP-Total": components["headers"]["X-WP-Total"];
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
+                    /** @description With `format=csv`: `attachment; filename="statement-<user_id>-<wallet_id>-<from>-to-<to>.csv"` */
+                    "Content-Disposition"?: string;
+                    /** @description With `format=csv`: the statement's opening balance, an exact decimal with every place the wallet stores */
+                    "X-Statement-Opening-Balance"?: string;
+                    /** @description With `format=csv`: the statement's closing balance, an exact decimal with every place the wallet stores */
+                    "X-Statement-Closing-Balance"?: string;
+                    /** @description With `format=csv`: the statement's total of its credits, an exact decimal with every place the wallet stores */
+                    "X-Statement-Total-In"?: string;
+                    /** @description With `format=csv`: the statement's total of its debits, an exact decimal with every place the wallet stores */
+                    "X-Statement-Total-Out"?: string;
                     [name: string]: unknown;
                 };
                 content: {

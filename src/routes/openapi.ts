@@ -218,7 +218,35 @@ function successSchema(route: RouteInfo) {
 /** What a paged list answers beside its page, as WordPress's lists do. */
 const PAGING_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link"] as const;
 
-/** The headers of a success: the bookmark where credentials were read, and a list's paging. */
+/** What a statement's CSV answer carries beside its rows (http/statement-csv.ts): its figures. */
+const CSV_HEADERS = {
+  "Content-Disposition": {
+    description:
+      'With `format=csv`: `attachment; filename="statement-<user_id>-<wallet_id>-<from>-to-<to>.csv"`',
+    schema: { type: "string" },
+  },
+  ...Object.fromEntries(
+    (
+      [
+        ["Opening-Balance", "opening balance"],
+        ["Closing-Balance", "closing balance"],
+        ["Total-In", "total of its credits"],
+        ["Total-Out", "total of its debits"],
+      ] as const
+    ).map(([name, what]) => [
+      `X-Statement-${name}`,
+      {
+        description: `With \`format=csv\`: the statement's ${what}, an exact decimal with every place the wallet stores`,
+        schema: { type: "string", pattern: "^-?[0-9]+(\\.[0-9]+)?$" },
+      },
+    ]),
+  ),
+};
+
+/**
+ * The headers of a success: the bookmark where credentials were read, a list's paging, and a
+ * statement's figures when it answers CSV.
+ */
 function successHeaders(route: RouteInfo, declared: Json | undefined) {
   const paged = declared !== undefined && "per_page" in (declared.properties as Json);
   const headers = {
@@ -228,6 +256,7 @@ function successHeaders(route: RouteInfo, declared: Json | undefined) {
           PAGING_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]),
         )
       : {}),
+    ...(answersCsv(route) ? CSV_HEADERS : {}),
   };
   return Object.keys(headers).length > 0 ? { headers } : {};
 }
@@ -317,7 +346,7 @@ function operation(route: RouteInfo, refusals: Named) {
     responses: {
       [String(route.success)]: {
         description: csv
-          ? "Success; with `format=csv` the statement as RFC 4180 text (a header row, CRLF), as an attachment (Content-Disposition)"
+          ? "Success; with `format=csv` the statement as RFC 4180 text (a header row, CRLF), as an attachment (Content-Disposition), its figures in the X-Statement-* headers"
           : "Success",
         ...successHeaders(route, schema),
         content: {
