@@ -66,6 +66,8 @@ function refusalRef(family: "A" | "B", code: ErrorCode, refusals: Named) {
   const { status, message, error } = ERRORS[code];
   return named(`Refusal${family === "A" ? "" : "B"}.${code}`, refusals, {
     title: code,
+    // The envelope's keys and no other (no `data` in A's refusal): what `allOf` names, exactly.
+    unevaluatedProperties: false,
     allOf: [
       { $ref: `#/components/schemas/Envelope${family}` },
       {
@@ -199,6 +201,8 @@ function paramsSchema(route: RouteInfo) {
 function successSchema(route: RouteInfo) {
   if (route.envelope === "index") return jsonSchema(route.data);
   return {
+    // The envelope's keys and no other (no `error` in A's success).
+    unevaluatedProperties: false,
     allOf: [
       { $ref: `#/components/schemas/Envelope${route.envelope}` },
       {
