@@ -4000,15 +4000,6 @@ export interface operations {
                     "application/json": components["schemas"]["RefusalB.permission_missing"] | components["schemas"]["RefusalB.credentials_invalid"];
                 };
             };
-            /** @description `forbidden`: "Permission denied" */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RefusalB.forbidden"];
-                };
-            };
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {

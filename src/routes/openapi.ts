@@ -31,6 +31,17 @@ export const REFERENCE = "/api-reference";
 const CREDENTIAL_ERRORS: ErrorCode[] = ["permission_missing", "credentials_invalid", "forbidden"];
 
 /**
+ * The credential refusals of a route: none on a public one; no `forbidden` on one any signed-in
+ * caller may call (`session`: logout, where a key is refused by the route, not by its scope).
+ */
+const credentialErrors = (route: RouteInfo): ErrorCode[] =>
+  route.auth === "none"
+    ? []
+    : route.auth === "session"
+      ? CREDENTIAL_ERRORS.filter((code) => code !== "forbidden")
+      : CREDENTIAL_ERRORS;
+
+/**
  * Every error answer a route can give, by catalogue code: its own refusals, the credential checks
  * when it needs credentials, a malformed request (in its envelope), a body too large (on a GET too:
  * its JSON body is read, as WordPress reads one), the money routes' rate limit, and a database that
@@ -40,7 +51,7 @@ export function errorCodes(route: RouteInfo): ErrorCode[] {
   return [
     ...new Set<ErrorCode>([
       route.envelope === "B" ? "validation_error" : "invalid_input",
-      ...(route.auth === "none" ? [] : CREDENTIAL_ERRORS),
+      ...credentialErrors(route),
       ...(route.errors ?? []),
       "payload_too_large",
       ...(needsSettings(route) ? (["service_not_configured"] as const) : []),
