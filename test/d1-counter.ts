@@ -17,8 +17,8 @@ export type BatchSender = (
   send: () => Promise<D1Result[]>,
 ) => Promise<D1Result[]>;
 
-/** env.DB, with every batch sent (through it or a session on it) passed through `sender`. */
-export function wrappedD1(sender: BatchSender) {
+/** `inner` (env.DB), with every batch sent (through it or a session on it) passed through `sender`. */
+export function wrappedD1(sender: BatchSender, inner: D1Database = env.DB) {
   const wrapped = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
     new Proxy(inner, {
       get(target, prop) {
@@ -31,7 +31,7 @@ export function wrappedD1(sender: BatchSender) {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  return wrapped(env.DB);
+  return wrapped(inner);
 }
 
 /**
@@ -65,6 +65,14 @@ export function aroundReads(pattern: RegExp, around: (read: () => Promise<unknow
       },
     });
   return wrap(env.DB);
+}
+
+/** env.DB (and its sessions) on which every statement and every batch fails with `message`. */
+export function failingD1(message: string): D1Database {
+  const fail = async (): Promise<never> => {
+    throw new Error(message);
+  };
+  return wrappedD1(fail, aroundReads(/(?:)/, fail));
 }
 
 /** env.DB whose single statements (not batches) matching `pattern` fail as a lost connection. */

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { Validator } from "@cfworker/json-schema";
 import { beforeAll, describe, expect, it } from "vitest";
 import docText from "../clients/openapi.json?raw";
+import { failingD1 } from "./d1-counter";
 import {
   API,
   appAt,
@@ -124,34 +125,6 @@ function conform(method: string, sent: string, res: Reply, what: string) {
   for (const name of OWN_HEADERS)
     if (res.headers.has(name) && !declared.some(([d]) => d === name))
       problems.push(`${what}: header ${name} sent but not documented for ${res.status}`);
-}
-
-/** env.DB (and its sessions) on which every statement and batch fails with `message`. */
-function failingD1(message: string): D1Database {
-  const fail = async () => {
-    throw new Error(message);
-  };
-  const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
-        if (["all", "raw", "first", "run"].includes(String(prop))) return fail;
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
-        if (prop === "batch") return fail;
-        if (prop === "withSession" && "withSession" in target)
-          return (start?: string) => wrap(target.withSession(start));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  return wrap(env.DB);
 }
 
 type Query = Record<string, string | number>;
