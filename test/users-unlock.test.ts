@@ -117,6 +117,23 @@ describe("POST /users/{user_id}/unlock", () => {
     });
   });
 
+  it("counts only failures still counted: none past the 15-minute window or before a lock that ended", async () => {
+    const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
+    const now = Date.now();
+    await signInFrom(user, "old wrong", "203.0.113.15", appAt(now));
+    for (let i = 0; i < 10; i++) await signInFrom(user, `wrong-${i}`, "203.0.113.16", appAt(now));
+    // 16 minutes on: the first failure is out of its window, the 60 s lock long over, so the next
+    // attempt from either address is counted afresh: nothing is still counted, nothing locked.
+    const unlock = (atMs: number) =>
+      call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer, app: appAt(atMs) });
+    const res = await unlock(now + 16 * 60_000);
+    expect(res.body.data).toStrictEqual({
+      user_id: user.id,
+      was_locked: false,
+      failed_attempts: 0,
+    });
+  });
+
   it("answers 404 in envelope B for a user id that does not exist", async () => {
     const admin = await makeAdmin();
     for (const id of ["2000000000", "99999999999999999999"]) {

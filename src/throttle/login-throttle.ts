@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { isKnown, reserveSignIn, type SignInReservation, signInSucceeded } from "./account-policy";
 import {
+  countedFailures,
   POLICIES,
   type Reservation,
   release,
@@ -147,17 +148,18 @@ export class LoginThrottle extends DurableObject<Env> {
 
   /**
    * An operator's unlock: forgets every pair's failures, locks and back-off and the ceiling's; the
-   * known addresses stay. Says how many failures were counted and whether any lock was on.
+   * known addresses stay. Says how many failures were still counted and whether any lock was on.
    */
   async unlock(nowMs: number): Promise<{ failures: number; locked: boolean }> {
     const sql = this.sql;
-    const states = [...loadPairs(sql), loadThrottle(sql).state];
-    const pairFailures = states.slice(0, -1).reduce((n, s) => n + s.failuresMs.length, 0);
+    const pairs = loadPairs(sql);
+    const states = [...pairs, loadThrottle(sql).state];
+    const failures = pairs.reduce((n, s) => n + countedFailures(s, POLICIES.pair, nowMs).length, 0);
     sql.exec("DELETE FROM pairs");
     sql.exec("DELETE FROM throttle");
     if (loadKnown(sql).length === 0) await this.ctx.storage.deleteAll();
     else await this.scheduleForget();
-    return { failures: pairFailures, locked: states.some((s) => s.lockedUntilMs > nowMs) };
+    return { failures, locked: states.some((s) => s.lockedUntilMs > nowMs) };
   }
 
   /** Forgets everything: the key names a user no more (a deleted user's login or account). */

@@ -118,6 +118,17 @@ function refusal(counted: number[], policy: Policy, untilMs: number, nowMs: numb
 }
 
 /**
+ * The failures a state still counts at `nowMs`, oldest first (a new array): while its lock stands,
+ * those it stands on; once a lock has ended, none (the next attempt starts a fresh window); else
+ * those within the window.
+ */
+export function countedFailures(state: ThrottleState, policy: Policy, nowMs: number) {
+  if (state.lockedUntilMs > nowMs) return [...state.failuresMs];
+  if (state.lockedUntilMs !== 0) return [];
+  return state.failuresMs.filter((t) => nowMs - t < policy.windowMs);
+}
+
+/**
  * Counts one attempt before its password is checked, so parallel attempts cannot pass the limit:
  * the attempt that reaches it is let through and starts the lock, every later one is refused
  * until the lock ends. A lock that has ended starts a fresh window; its level stays for the back-off.
@@ -133,9 +144,8 @@ export function reserve(
       state,
       reservation: refusal(state.failuresMs, policy, state.lockedUntilMs, nowMs),
     };
-  const lockEnded = state.lockedUntilMs !== 0;
   const forgotten = nowMs - state.lastAttemptMs >= BACKOFF_MEMORY_MS;
-  const failuresMs = lockEnded ? [] : state.failuresMs.filter((t) => nowMs - t < policy.windowMs);
+  const failuresMs = countedFailures(state, policy, nowMs);
   // At the limit with no lock: it was lowered since (a setting's). Refused until enough fall out.
   const over = failuresMs.length - policy.limit;
   if (over >= 0)
