@@ -157,3 +157,22 @@ describe("a sign-in racing a change to its user", () => {
     }
   });
 });
+
+describe("a sign-in whose session D1 cannot write", () => {
+  it("is no failed sign-in: the right password retried through an overload signs in once D1 is back", async () => {
+    const user = await makeUser();
+    const ip = "198.51.100.202";
+    // Every batch fails as an overloaded D1 does: the password is checked, the session not written.
+    const overloaded = wrappedD1(async () => {
+      throw new Error("D1_ERROR: D1 DB is overloaded. Too many requests queued.");
+    });
+    for (let i = 0; i < 10; i++) {
+      const busy = await signIn(user.email, overloaded, false, PASSWORD, ip);
+      expect(busy.status, busy.text).toBe(503);
+      expect(busy.headers.get("retry-after")).toBe("2");
+    }
+    // Told to retry in 2 seconds, the client did: those were no wrong passwords, so no lock.
+    const back = await signIn(user.email, env.DB, false, PASSWORD, ip);
+    expect(back.status, back.text).toBe(200);
+  });
+});

@@ -83,11 +83,19 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
     });
   // If the hash changed meanwhile, a concurrent sign-in's upgrade of an imported hash keeps the
   // password, a reset does not: the password is checked once more against the hash the user has now.
-  const opened =
+  // A fault meanwhile (a D1 that cannot take the session's write, answered 503 with Retry-After)
+  // follows a right password: its counts go back as a good sign-in's do, so a client that retries
+  // as told is not locked out by its own retries.
+  const openChecked = async () =>
     (await open(user.passwordHash, check.upgradedHash)) ??
     (await openAfterChange(ctx, user.id, credentials.password, open));
-  // Only a sign-in that opened its session clears the throttle's counts; a refused one stays a
-  // failure, and waits out the floor like any other (its time would say the old password was right).
+  const opened = await openChecked().catch(async (fault: unknown) => {
+    await giveBackAfter(ctx.requestId, () => attempt.succeeded());
+    throw fault;
+  });
+  // Only a sign-in whose password held clears the throttle's counts; one refused because the
+  // password changed meanwhile stays a failure, and waits out the floor like any other (its time
+  // would say the old password was right).
   if (!opened) throw await refused();
   await giveBackAfter(ctx.requestId, () => attempt.succeeded());
   return { user, accessToken: opened.token, signedInAtMs: nowMs };
