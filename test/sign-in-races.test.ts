@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { REFUSAL_FLOOR_MS } from "../src/auth/pace";
 import { phpassCrypt } from "../src/auth/wordpress-hashes";
 import { accountKey, addressKey, keyName, objectFor } from "../src/throttle/sign-in";
-import { type BatchSender, wrappedD1 } from "./d1-counter";
+import { type BatchSender, losingReads, wrappedD1 } from "./d1-counter";
 import { call, makeUser, PASSWORD, testApp } from "./helpers";
 
 const OUTBOX = { MAIL_TRANSPORT: "outbox" };
@@ -172,6 +172,54 @@ describe("a sign-in whose session D1 cannot write", () => {
       expect(busy.headers.get("retry-after")).toBe("2");
     }
     // Told to retry in 2 seconds, the client did: those were no wrong passwords, so no lock.
+    const back = await signIn(user.email, env.DB, false, PASSWORD, ip);
+    expect(back.status, back.text).toBe(200);
+  });
+});
+
+describe("a sign-in whose user D1 cannot read", () => {
+  it("is no sign-in attempt: its client address is not locked by retries through an outage", async () => {
+    const user = await makeUser();
+    const ip = "198.51.100.203";
+    // The user's look-up fails as a lost connection: no password is checked.
+    const { d1, lost } = losingReads(/from "users"/i);
+    for (let i = 0; i < 100; i++) {
+      const busy = await signIn(user.email, d1, false, PASSWORD, ip);
+      expect(busy.status, busy.text).toBe(503);
+    }
+    expect(lost()).toBe(100);
+    // 100 failures would lock the address out of every account for 15 minutes: these were none.
+    const back = await signIn(user.email, env.DB, false, PASSWORD, ip);
+    expect(back.status, back.text).toBe(200);
+  });
+});
+
+describe("a sign-in whose login's throttle object cannot answer", () => {
+  it("is no sign-in attempt: its client address gets its count back", async () => {
+    const user = await makeUser();
+    const ip = "198.51.100.204";
+    // LOGIN_THROTTLE as bound, but every login's object unreachable: the address's answers.
+    const ns = env.LOGIN_THROTTLE;
+    const unreachable = {
+      idFromName: (name: string) => ns.idFromName(name),
+      get: (id: DurableObjectId) =>
+        new Proxy(ns.get(id), {
+          get: (real, prop) =>
+            prop === "reserveSignIn"
+              ? async () => {
+                  throw new Error("Network connection lost.");
+                }
+              : Reflect.get(real, prop),
+        }),
+    } as unknown as typeof ns;
+    for (let i = 0; i < 100; i++) {
+      const busy = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: PASSWORD },
+        headers: { "CF-Connecting-IP": ip },
+        vars: { LOGIN_THROTTLE: unreachable },
+      });
+      expect(busy.status, busy.text).toBe(503);
+    }
     const back = await signIn(user.email, env.DB, false, PASSWORD, ip);
     expect(back.status, back.text).toBe(200);
   });

@@ -124,8 +124,9 @@ type Held<R> = Extract<R, { allowed: true }>;
  * logins signed in from the address (a login naming nobody asks an object that knows nothing, so
  * that every attempt makes the same calls), then one to the typed login's, which decides its
  * (login, address) pair and, from an address neither it nor the account knows, its ceiling. Only when
- * both the address and the login are reserved is the password checked; a refusal by the login gives
- * the address its reservation back, so a locked login does not use up its client's allowance. A
+ * both the address and the login are reserved is the password checked; a refusal by the login, or a
+ * fault before the check, gives the address its reservation back, so a locked login (or an outage)
+ * does not use up its client's allowance. A
  * good password is one more call to the address, the login and the account, in parallel. One
  * object per key keeps every key's calls serial and its load on its own object, with no object
  * every sign-in must pass through.
@@ -147,18 +148,35 @@ export class SignInAttempt {
   ): Promise<{ user: U | undefined; retryAfterS?: number }> {
     const name = keyName(addressKey(this.clientAddress));
     const address = { name, object: this.ns.get(this.ns.idFromName(name)) };
-    const [user, reservation] = await Promise.all([
+    const [found, reserved] = await Promise.allSettled([
       lookup,
       address.object.reserve("address", this.nowMs),
     ]);
+    if (reserved.status === "rejected") throw reserved.reason;
+    const reservation = reserved.value;
+    const giveBack = async () => {
+      if (reservation.allowed) await address.object.release("address", reservation.reservedAtMs);
+    };
+    // A fault before the password is checked (the user's look-up, another object) makes no attempt:
+    // the address gets its count back, so retries through an outage lock nothing. A give-back that
+    // fails leaves the count and changes no answer: the fault is answered.
+    const unchecked = async (fault: unknown): Promise<never> => {
+      await giveBack().catch(() => {});
+      throw fault;
+    };
+    if (found.status === "rejected") return unchecked(found.reason);
+    const user = found.value;
     if (!reservation.allowed) return { user, retryAfterS: reservation.retryAfterS };
     this.address = { ...address, held: reservation };
     const typed = objectFor(this.ns, loginKey(login));
     const account = objectFor(this.ns, user ? accountKey(user.id) : nobodyKey(login));
-    const known = await account.knows(name, this.nowMs);
-    const held = await typed.reserveSignIn(name, this.nowMs, known);
+    const reserveLogin = async () => {
+      const known = await account.knows(name, this.nowMs);
+      return typed.reserveSignIn(name, this.nowMs, known);
+    };
+    const held = await reserveLogin().catch(unchecked);
     if (!held.allowed) {
-      await address.object.release("address", reservation.reservedAtMs);
+      await giveBack();
       return { user, retryAfterS: held.retryAfterS };
     }
     this.keys.push({ object: typed, held });
