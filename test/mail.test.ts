@@ -3,6 +3,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import { losingReads } from "./d1-counter";
 import {
   call,
   lockSignIn,
@@ -319,6 +320,23 @@ describe("password reset by mail", () => {
     ]);
     const after = await call("GET", `/balances?user_id=${user.id}`, { auth: user.bearer });
     expect(after.status, "a session the reset ended").toBe(401);
+  });
+
+  it("a confirm D1 cannot look up is no guess: retries through an outage lock no address", async () => {
+    const user = await makeUser();
+    const ip = "198.51.100.205";
+    const { d1, lost } = losingReads(/from "mail_tokens"/i);
+    for (let i = 0; i < 100; i++) {
+      const busy = await call("POST", "/users/password-reset/confirm", {
+        body: { token: "A".repeat(43), user_password: "a-new-password" },
+        headers: { "CF-Connecting-IP": ip },
+        d1,
+      });
+      expect(busy.status, busy.text).toBe(503);
+    }
+    expect(lost()).toBe(100);
+    // 100 guesses would lock the address out of every sign-in for 15 minutes: these were none.
+    expect((await signInFrom(user, PASSWORD, ip)).status).toBe(200);
   });
 
   it("a newer code retires the older one only when used; an expired code changes nothing", async () => {

@@ -141,14 +141,23 @@ export async function confirmPasswordReset(deps: ResetDeps, token: string, passw
   const guess = await reserveGuess(deps.throttle, deps.clientAddress, nowMs);
   if (!guess.reservation.allowed)
     throw new Refusal({ code: "too_many_sign_ins", retryAfterS: guess.reservation.retryAfterS });
-  const tokenHash = await tokenHashOf(token);
-  const userId = await findLiveToken(db, tokenHash, "password-reset", nowMs);
-  const user = userId == null ? undefined : await findUserBy(db, { id: userId });
-  if (!user) throw new Refusal({ code: "mail_link_invalid" });
-  // Read before the password is set, so that nothing after it can fail on D1.
-  const logins = await loginsOf(db, user);
-  const used = await useResetToken(db, tokenHash, await hashPassword(password), nowMs);
-  if (!used) throw new Refusal({ code: "mail_link_invalid" });
+  const setPassword = async () => {
+    const tokenHash = await tokenHashOf(token);
+    const userId = await findLiveToken(db, tokenHash, "password-reset", nowMs);
+    const user = userId == null ? undefined : await findUserBy(db, { id: userId });
+    if (!user) throw new Refusal({ code: "mail_link_invalid" });
+    // Read before the password is set, so that nothing after it can fail on D1.
+    const logins = await loginsOf(db, user);
+    const used = await useResetToken(db, tokenHash, await hashPassword(password), nowMs);
+    if (!used) throw new Refusal({ code: "mail_link_invalid" });
+    return { used, logins };
+  };
+  // A fault (D1 could not look the code up or set the password: 503, retry) is no guess: its count
+  // goes back, so retries through an outage lock no address. A give-back that fails changes no answer.
+  const { used, logins } = await setPassword().catch(async (fault: unknown) => {
+    if (!(fault instanceof Refusal)) await guess.succeeded().catch(() => {});
+    throw fault;
+  });
   // The sessions ended with the batch: this isolate stops trusting them before anything can fail.
   forgetSessions(bindingOf(db), used.userId, used.revokedSessions);
   await giveBackAfter(deps.requestId, () =>
