@@ -126,10 +126,9 @@ type Held<R> = Extract<R, { allowed: true }>;
  * (login, address) pair and, from an address neither it nor the account knows, its ceiling. Only when
  * both the address and the login are reserved is the password checked; a refusal by the login, or a
  * fault before the check, gives the address its reservation back, so a locked login (or an outage)
- * does not use up its client's allowance. A
- * good password is one more call to the address, the login and the account, in parallel. One
- * object per key keeps every key's calls serial and its load on its own object, with no object
- * every sign-in must pass through.
+ * does not use up its client's allowance. A good password is one more call to the address, the
+ * login and the account, in parallel. One object per key keeps every key's calls serial and its
+ * load on its own object, with no object every sign-in must pass through.
  */
 export class SignInAttempt {
   private address: { name: string; object: ThrottleObject; held?: Held<Reservation> } | undefined;
