@@ -302,6 +302,15 @@ describe("GET /api-keys", () => {
     expect(listed.last_used_at).toBeNull();
   });
 
+  it("sets last_used_at for a request the key signed in though its scope refused it", async () => {
+    const admin = await makeAdmin();
+    const { data, token } = await newKey(admin, { scope: "read" });
+    const res = await call("POST", "/credits", { auth: `Key ${token}`, body: {} });
+    expect(res.status).toBe(403);
+    const listed = (await listKeys(admin)).find((k) => k.id === data.id)!;
+    expect(listed.last_used_at).toEqual(expect.any(String));
+  });
+
   it("never outputs a secret or its hash", async () => {
     const admin = await makeAdmin();
     const { data } = await newKey(admin);

@@ -95,6 +95,16 @@ describe("credentials", () => {
     expect(res.status).toBe(200);
   });
 
+  it("reads a password's trailing NULs as PBKDF2's zero padding, as docs/compat.md says", async () => {
+    const user = await makeUser();
+    const login = (password: string) =>
+      call("POST", "/users/login", { body: { user_email: user.email, user_password: password } });
+    expect((await login(`${PASSWORD}\u0000\u0000`)).status).toBe(200);
+    const wrong = await login(`${PASSWORD}x`);
+    expect(wrong.status).toBe(400);
+    expect((await login(`${PASSWORD}\u0000x`)).body).toEqual(wrong.body);
+  });
+
   it("stops accepting a key once it is revoked through DELETE /api-keys/{id}", async () => {
     const admin = await makeAdmin();
     const created = await call("POST", "/api-keys", {
