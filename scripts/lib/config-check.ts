@@ -5,8 +5,16 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { LATEST_MIGRATION } from "../../src/db/latest-migration";
+import { mailTransport } from "../../src/mail/transport";
 import { OBJECT_CLASSES, settingProblems } from "../../src/settings";
-import { objectClasses, rateLimits, readD1, topLevelValue, topLevelVars } from "./wrangler-toml";
+import {
+  objectClasses,
+  rateLimits,
+  readD1,
+  sendEmailNames,
+  topLevelValue,
+  topLevelVars,
+} from "./wrangler-toml";
 
 export const CONFIG = "wrangler.toml";
 
@@ -97,8 +105,33 @@ export function varsProblem(text: string): string | undefined {
   const problems = settingProblems(vars).filter((p) => !SECRETS.includes(p.name));
   if (problems.length > 0)
     return `${CONFIG}'s [vars]: ${problems.map((p) => `${p.name} is ${p.problem}`).join("; ")} (docs/configuration.md).`;
+  // A MAIL_TRANSPORT set to a transport it cannot use, as the Worker judges it on a deployment's
+  // hostname (GET /health answers 503 for it). The dev outbox has a refusal of its own (deploy.ts).
+  const mail = mailTransport(
+    {
+      ...vars,
+      // A stand-in of the binding's kind: wrangler.toml declares it, so the deployment has one.
+      EMAIL: sendEmailNames(text).includes("EMAIL") ? { send: async () => {} } : undefined,
+    } as Parameters<typeof mailTransport>[0],
+    "https://deployment.invalid/",
+  );
+  if ("missing" in mail && mail.unintended && !mail.devOnly)
+    return (
+      `${CONFIG} sets MAIL_TRANSPORT = "${vars.MAIL_TRANSPORT}", ` +
+      (mail.missing.includes("MAIL_TRANSPORT")
+        ? 'which names no transport ("cloudflare" sends through Cloudflare Email Service)'
+        : `which needs ${mail.missing.map((name) => MAIL_NEEDS[name]).join(", and ")}`) +
+      '. Or set MAIL_TRANSPORT = "" for no mail (docs/mail.md).'
+    );
   return undefined;
 }
+
+/** What MAIL_TRANSPORT = "cloudflare" needs in wrangler.toml, by the name the Worker gives it. */
+const MAIL_NEEDS: Record<string, string> = {
+  MAIL_FROM:
+    'MAIL_FROM, the sender\'s address alone ("wallet@example.com") on a domain onboarded to Email Sending',
+  EMAIL: 'the EMAIL binding: uncomment [[send_email]] name = "EMAIL"',
+};
 
 /** Whether YYYY-MM-DD names a day of the calendar (not 2026-13-45, nor 2026-02-30). */
 function isDay(date: string) {

@@ -110,6 +110,12 @@ export function rateLimits(text: string) {
   });
 }
 
+/** Each `[[send_email]]` binding's name. */
+export function sendEmailNames(text: string) {
+  const tables = topLevel(text).send_email;
+  return (Array.isArray(tables) ? tables : []).map((table: Record<string, unknown>) => table.name);
+}
+
 /** Every queue the file names (producers, consumers and dead-letter queues), in first-seen order. */
 export function queueNames(text: string) {
   const program = parse(text);

@@ -416,6 +416,24 @@ describe.concurrent("npm run deploy", () => {
       "SITE_URL is not an absolute http(s) URL",
     ],
     [
+      "MAIL_TRANSPORT cloudflare without a sender or the EMAIL binding",
+      editedToml('MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = "cloudflare"'),
+      'MAIL_TRANSPORT = "cloudflare", which needs MAIL_FROM, the sender\'s address alone',
+    ],
+    [
+      "MAIL_TRANSPORT cloudflare with a sender but without the EMAIL binding",
+      editedToml(
+        'MAIL_TRANSPORT = ""\nMAIL_FROM = ""',
+        'MAIL_TRANSPORT = "cloudflare"\nMAIL_FROM = "wallet@example.com"',
+      ),
+      'which needs the EMAIL binding: uncomment [[send_email]] name = "EMAIL"',
+    ],
+    [
+      "MAIL_TRANSPORT naming no transport",
+      editedToml('MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = "smtp"'),
+      'MAIL_TRANSPORT = "smtp", which names no transport',
+    ],
+    [
       "a var without quotes",
       editedToml('WEBHOOK_RETRY_BASE_S = "60"', "WEBHOOK_RETRY_BASE_S = 60"),
       "WEBHOOK_RETRY_BASE_S is not text",
@@ -435,6 +453,20 @@ describe.concurrent("npm run deploy", () => {
     expect(run.output).toContain(words);
     expect(run.output).toContain("nothing was created");
     expect(run.output).not.toMatch(/^\s+at /m);
+  });
+
+  it("deploys mail through Cloudflare once MAIL_FROM and the EMAIL binding are both there", async () => {
+    const toml = editedToml(
+      'MAIL_TRANSPORT = ""\nMAIL_FROM = ""',
+      'MAIL_TRANSPORT = "cloudflare"\nMAIL_FROM = "wallet@example.com"',
+    ).replace(
+      '# [[send_email]]\n# name = "EMAIL"\n# allowed_sender_addresses = ["wallet@example.com"]',
+      '[[send_email]]\nname = "EMAIL"\nallowed_sender_addresses = ["wallet@example.com"]',
+    );
+    expect(toml).toContain('\n[[send_email]]\nname = "EMAIL"');
+    const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(0);
+    expect(run.commands.at(-1)).toBe("deploy --minify --secrets-file <file>");
   });
 
   it("refuses a CLOUDFLARE_ACCOUNT_ID this login does not reach, naming those it does", async () => {
