@@ -12,6 +12,7 @@ import {
   flagOn,
   JWT_SECRET_MIN_LENGTH,
   retryBaseS,
+  settingProblems,
   usableJwtSecret,
   WEBHOOK_SECRET_KEY_MIN_LENGTH,
 } from "../src/settings";
@@ -30,6 +31,7 @@ import { runMain, stop } from "./lib/exit";
 import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
 import { startBenchWorker, startWranglerDev, wrangler } from "./lib/wrangler";
+import { topLevelVars } from "./lib/wrangler-toml";
 
 const USAGE =
   "usage: npm run dev [-- --port N]   (PORT, else 8787)\n" +
@@ -88,6 +90,34 @@ await runMain(async () => {
   const configText = existsSync(CONFIG) ? readFileSync(CONFIG, "utf8") : undefined;
   const problem = configText === undefined ? `No ${CONFIG} here.` : configProblem(configText);
   if (problem) stop(`${problem}\nCorrect it, then run ${command} again; nothing was changed.`);
+
+  // Guids, the discovery index and the OpenAPI document name the address the API is really on.
+  const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
+  // The settings the Worker runs with here, each from the last place that sets it (wrangler dev's
+  // order), judged as the Worker judges them: one it would answer 503 for stops here, named with
+  // where it is set. JWT_SECRET is .dev.vars's, made or named below.
+  const layers: [string, Record<string, unknown>][] = [
+    ["wrangler.toml [vars]", topLevelVars(configText!)],
+    [`${command}'s default`, DEV_DEFAULTS],
+    [".dev.vars", existsSync(".dev.vars") ? parseEnv(readFileSync(".dev.vars", "utf8")) : {}],
+    [
+      process.env.SITE_URL === undefined ? command : "the SITE_URL environment variable",
+      { SITE_URL: siteUrl },
+    ],
+  ];
+  const settings = Object.assign({}, ...layers.map(([, values]) => values));
+  const wrong = settingProblems(settings).filter((p) => p.name !== "JWT_SECRET");
+  if (wrong.length > 0)
+    stop(
+      `${wrong
+        .map((p) => {
+          const [source] = layers.findLast(([, values]) => p.name in values) ?? [
+            "wrangler.toml [vars] or .dev.vars",
+          ];
+          return `${command}: ${p.name} (${source}) is ${p.problem}.`;
+        })
+        .join("\n")}\nCorrect it, then run ${command} again; nothing was changed.`,
+    );
 
   if (!existsSync(".dev.vars")) {
     // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
@@ -174,8 +204,6 @@ await runMain(async () => {
     ? "allowed"
     : "refused (WEBHOOK_ALLOW_LOCAL in .dev.vars)";
 
-  // Guids, the discovery index and the OpenAPI document name the address the API is really on.
-  const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
   const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
   console.log(`
 Wallet API on ${base}${serve ? " (the deploy bundle under Miniflare alone, as production runs it)" : ""}

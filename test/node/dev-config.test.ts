@@ -166,6 +166,55 @@ describe("npm run dev's own inputs", () => {
     expect(dev.localD1).toBe(false);
   });
 
+  // The Worker answers 503 service_not_configured on every route for each of these (src/settings.ts):
+  // served anyway, the banner's sign-in command was answered so.
+  it.each([
+    [
+      "a SITE_URL environment variable that is no URL",
+      undefined,
+      undefined,
+      { SITE_URL: "wallet.local:8800" },
+      "npm run dev: SITE_URL (the SITE_URL environment variable) is not an absolute http(s) URL.",
+    ],
+    [
+      "a [vars] SITE_TIMEZONE the runtime does not know",
+      editedToml('SITE_TIMEZONE = "UTC"', 'SITE_TIMEZONE = "Mars/Olympus_Mons"'),
+      undefined,
+      {},
+      "npm run dev: SITE_TIMEZONE (wrangler.toml [vars]) is not a time zone the runtime knows.",
+    ],
+    [
+      "a JWT_ISSUER set nowhere",
+      editedToml('JWT_ISSUER = "wallet-ledger"\n', ""),
+      undefined,
+      {},
+      "npm run dev: JWT_ISSUER (wrangler.toml [vars] or .dev.vars) is unset.",
+    ],
+    [
+      "a .dev.vars JWT_ISSUER of spaces",
+      undefined,
+      "JWT_ISSUER=' '\n",
+      {},
+      "npm run dev: JWT_ISSUER (.dev.vars) is unset.",
+    ],
+  ])(
+    "refuses %s, naming it and where it is set, writing nothing",
+    async (_what, toml, devVars, env, words) => {
+      const dir = project(toml);
+      if (devVars !== undefined) await writeFile(path.join(dir, ".dev.vars"), devVars);
+      const dev = await run("dev", dir, [], env, 45_000);
+      expect(dev.stillRunning, dev.output).toBe(false);
+      expect(dev.status, dev.output).toBe(1);
+      expect(dev.output).toContain(words);
+      expect(dev.output).toContain("then run npm run dev again; nothing was changed");
+      expect(dev.output).not.toMatch(STACK);
+      expect(dev.localD1).toBe(false);
+      if (devVars !== undefined)
+        expect(readFileSync(path.join(dir, ".dev.vars"), "utf8")).toBe(devVars);
+      else expect(dev.devVars).toBe(false);
+    },
+  );
+
   it("--help prints its usage and exits 0, writing nothing and serving nothing", async () => {
     const dir = project();
     const dev = await run("dev", dir, ["--help"], {}, 45_000);
