@@ -12,7 +12,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PASSWORD_USABLE_SQL } from "../src/db/schema";
-import { flagOn, JWT_SECRET_MIN_LENGTH, mailTransportName } from "../src/settings";
+import {
+  configuredSiteUrl,
+  flagOn,
+  isLocalAddress,
+  JWT_SECRET_MIN_LENGTH,
+  mailTransportName,
+  varText,
+} from "../src/settings";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { CONFIG, configProblem, varsProblem } from "./lib/config-check";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
@@ -94,7 +101,7 @@ await runMain(async () => {
   // configProblem found the binding and its database_name.
   const wanted = readD1(toml, BINDING) as { name: string } & NonNullable<ReturnType<typeof readD1>>;
 
-  // Two vars are for `npm run dev` alone (docs/configuration.md#local-development): the dev outbox
+  // Three vars are for `npm run dev` alone (docs/configuration.md#local-development): the dev outbox
   // is a transport only for requests to this machine, so a deployment with it sends no mail; loopback
   // webhook URLs are this machine's, not a deployment's.
   const vars = topLevelVars(toml);
@@ -109,6 +116,15 @@ await runMain(async () => {
       `${CONFIG} sets WEBHOOK_ALLOW_LOCAL = "true", which is for npm run dev: loopback webhook URLs\n` +
         'name no machine a deployment can reach. Set it to "false", then run npm run deploy again;\n' +
         "nothing was created.",
+    );
+  // npm run dev's own SITE_URL: every link and guid the deployment answers would name this machine.
+  const siteUrl = URL.parse(configuredSiteUrl({ SITE_URL: varText(vars.SITE_URL) }));
+  if (siteUrl && isLocalAddress(siteUrl.href))
+    stop(
+      `${CONFIG} sets SITE_URL = "${vars.SITE_URL}", this machine's address, which npm run dev sets\n` +
+        "for itself: every link and guid the deployment answers would name it. Set it to the\n" +
+        'deployment\'s URL, or to "" (the address each request came to), then run npm run deploy\n' +
+        "again; nothing was created.",
     );
 
   // 1. Signed in, and to one account.

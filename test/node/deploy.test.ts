@@ -365,6 +365,9 @@ describe.concurrent("npm run deploy", () => {
       ['MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = "outbox"', 'MAIL_TRANSPORT = "outbox"'],
       ['MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = " Outbox "', 'MAIL_TRANSPORT = "outbox"'],
       ['WEBHOOK_ALLOW_LOCAL = "false"', 'WEBHOOK_ALLOW_LOCAL = "TRUE"', "WEBHOOK_ALLOW_LOCAL"],
+      // npm run dev's own SITE_URL, copied into wrangler.toml: every link and guid would name it.
+      ['SITE_URL = ""', 'SITE_URL = "http://127.0.0.1:8787"', 'SITE_URL = "http://127.0.0.1:8787"'],
+      ['SITE_URL = ""', 'SITE_URL = " HTTP://LOCALHOST:8788/ "', "SITE_URL"],
     ];
     for (const [shipped, set, words] of cases) {
       const toml = SHIPPED_TOML.replace(shipped, set);
