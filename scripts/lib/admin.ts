@@ -104,5 +104,9 @@ export function seedLine({ username, email }: AdminAccount, o: SeedOutcome) {
     );
   if (o.devEmailTaken)
     return `Local administrator "${email}" already exists with a password of its own; left as it is.`;
-  return "The local database has administrators of its own (an imported site's): none added.";
+  // An imported site's, an earlier run's under other WALLET_ADMIN_* values, or admin:create's.
+  return (
+    `The local database has administrators already, none of them "${email}": none added ` +
+    "(WALLET_ADMIN_* make one only in a database without any; npm run admin:create -- --local makes another)."
+  );
 }

@@ -37,8 +37,10 @@ describe("seedLine (what npm run dev says of its administrator)", () => {
     expect(seedLine(admin, { ...none, devEmailTaken: true })).toBe(
       'Local administrator "admin@example.com" already exists with a password of its own; left as it is.',
     );
+    // Not only an import's: an earlier run's under other WALLET_ADMIN_* values, or admin:create's.
     expect(seedLine(admin, none)).toBe(
-      "The local database has administrators of its own (an imported site's): none added.",
+      'The local database has administrators already, none of them "admin@example.com": none added ' +
+        "(WALLET_ADMIN_* make one only in a database without any; npm run admin:create -- --local makes another).",
     );
   });
 
