@@ -12,6 +12,7 @@ import {
   rateLimits,
   readD1,
   sendEmailNames,
+  sqliteClasses,
   topLevelValue,
   topLevelVars,
 } from "./wrangler-toml";
@@ -75,6 +76,14 @@ export function configProblem(text: string): string | undefined {
       );
     if (named !== type)
       return `${CONFIG}'s Durable Object binding ${name} names class_name = "${named}"; it must be "${type}".`;
+    // Each object keeps its counts in SQLite: a class made without it has no SQL storage, and
+    // every call to its objects fails.
+    if (!sqliteClasses(text).has(type))
+      return (
+        `${CONFIG}: no [[migrations]] entry lists "${type}" in new_sqlite_classes, so its objects ` +
+        `(binding ${name}) would have no SQLite storage. Keep\n  [[migrations]]\n  tag = "…"\n` +
+        `  new_sqlite_classes = ["${type}"]\nas the repository's wrangler.toml has it (new_classes makes a class without it).`
+      );
   }
 
   for (const { name, limit, period } of rateLimits(text))

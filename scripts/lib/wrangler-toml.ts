@@ -110,6 +110,16 @@ export function rateLimits(text: string) {
   });
 }
 
+/** The classes each `[[migrations]]` entry makes with SQLite storage (`new_sqlite_classes`). */
+export function sqliteClasses(text: string) {
+  const entries = topLevel(text).migrations;
+  return new Set(
+    (Array.isArray(entries) ? entries : []).flatMap((entry: Record<string, unknown>) =>
+      Array.isArray(entry.new_sqlite_classes) ? entry.new_sqlite_classes : [],
+    ),
+  );
+}
+
 /** Each `[[send_email]]` binding's name. */
 export function sendEmailNames(text: string) {
   const tables = topLevel(text).send_email;

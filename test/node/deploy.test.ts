@@ -404,6 +404,11 @@ describe.concurrent("npm run deploy", () => {
       'main names "src/no-such-entry.ts", which does not exist',
     ],
     [
+      "a Durable Object class made without SQLite storage",
+      editedToml('new_sqlite_classes = ["LoginThrottle"]', 'new_classes = ["LoginThrottle"]'),
+      'no [[migrations]] entry lists "LoginThrottle" in new_sqlite_classes',
+    ],
+    [
       "JWT_ISSUER empty",
       editedToml('JWT_ISSUER = "wallet-ledger"', 'JWT_ISSUER = ""'),
       "JWT_ISSUER is unset",
