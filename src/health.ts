@@ -8,7 +8,7 @@ import { errorText } from "./db/client";
 import { migrations } from "./db/health";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
-import { bindingOfAnotherClass } from "./http/errors";
+import { misconfiguredObject } from "./http/errors";
 import { missingSettings } from "./http/settings";
 import { bound } from "./settings";
 import { objectFor } from "./throttle/sign-in";
@@ -18,28 +18,31 @@ const logUnreachable = (c: Context<AppEnv>, health: string, err: unknown) =>
   console.error(JSON.stringify({ request_id: c.get("requestId"), health, ...errorText(err) }));
 
 /**
- * Each Durable Object binding of the right kind whose object is of the other class (class_name
- * copied unchanged): asked one question that stores nothing, under a name no key of the service
- * uses, its object refuses a method it lacks. Any other failure is logged, and names nothing: an
- * object out of reach for a moment is not a deployment's mistake.
+ * Each Durable Object binding of the right kind whose deployment got it wrong: its object of the
+ * other class (class_name copied unchanged) or of a class without SQL storage. Asked one question
+ * that stores nothing, under a name no key of the service uses, such an object refuses it. Any
+ * other failure is logged, and names nothing: an object out of reach for a moment is not a
+ * deployment's mistake.
  */
-async function objectsOfAnotherClass(c: Context<AppEnv>) {
+async function misconfiguredObjects(c: Context<AppEnv>) {
   const throttle = bound(c.env, "LOGIN_THROTTLE");
   const gate = bound(c.env, "HISTORY_GATE");
   const probes = [
-    throttle && (() => objectFor(throttle, "health").knows("", 0)),
+    throttle && (["LOGIN_THROTTLE", () => objectFor(throttle, "health").knows("", 0)] as const),
     // acquire is the one method only HistoryGate has. The lease it takes on the "health" object
     // ran out at the epoch's first minute and lives in that object's memory alone.
-    gate && (() => gate.get(gate.idFromName("health")).acquire("health", 0)),
+    gate &&
+      (["HISTORY_GATE", () => gate.get(gate.idFromName("health")).acquire("health", 0)] as const),
   ];
   const named = await Promise.all(
     probes.map(async (probe) => {
       if (!probe) return [];
+      const [binding, ask] = probe;
       try {
-        await probe();
+        await ask();
         return [];
       } catch (err) {
-        const name = bindingOfAnotherClass(c, err);
+        const name = misconfiguredObject(c, err, binding);
         if (name) return [name];
         logUnreachable(c, "Durable Object unreachable", err);
         return [];
@@ -51,7 +54,7 @@ async function objectsOfAnotherClass(c: Context<AppEnv>) {
 
 export async function health(c: Context<AppEnv>) {
   const settings = missingSettings(c, "all");
-  const objects = objectsOfAnotherClass(c); // asked while D1 is
+  const objects = misconfiguredObjects(c); // asked while D1 is
   let database: "ok" | "not migrated" | "unreachable";
   let unknown: string[] = [];
   try {

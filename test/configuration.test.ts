@@ -508,6 +508,68 @@ describe("GET /health", () => {
     expect(lines.filter((line) => "stack" in line)).toEqual([]);
   });
 
+  it("names LOGIN_THROTTLE when its class has no SQL storage (new_classes), in sign-ins and GET /health", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    // workerd's refusal, word for word, of every call to a LoginThrottle deployed without SQL (the
+    // vitest pool cannot bind one: a class's storage is one setting for all its bindings).
+    const refused = Object.assign(
+      new Error(
+        "SQL is not enabled for this Durable Object class. To enable it, change `new_classes` to `new_sqlite_classes` within the 'migrations' field in your wrangler.jsonc or wrangler.toml file.",
+      ),
+      { remote: true },
+    );
+    const withoutSql = {
+      idFromName: (name: string) => env.LOGIN_THROTTLE.idFromName(name),
+      get: () =>
+        new Proxy(
+          {},
+          {
+            get: (_, name) =>
+              name === "then"
+                ? undefined
+                : async () => {
+                    throw refused;
+                  },
+          },
+        ),
+    };
+    const bindings = { ...env, COMPAT_NAMESPACE: "rimplenet", LOGIN_THROTTLE: withoutSql };
+    const signIn = (path: string) =>
+      testApp().request(
+        path,
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "CF-Connecting-IP": "203.0.113.9" },
+          body: JSON.stringify({ user_email: admin.email, user_password: PASSWORD }),
+        },
+        bindings,
+      );
+    const api = await signIn(`${API}/users/login`);
+    expect(api.status).toBe(503);
+    expect(await api.json()).toEqual(envelopeB(["LOGIN_THROTTLE"]));
+    const plugin = await signIn(`${COMPAT}/users/login`);
+    expect(plugin.status).toBe(503);
+    expect((await plugin.json<Json>()).error).toEqual({ missing: ["LOGIN_THROTTLE"] });
+    const health = await testApp().request("/health", {}, bindings);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({
+      status: "unavailable",
+      missing: ["LOGIN_THROTTLE"],
+      database: "ok",
+    });
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)) as Json);
+    expect(lines.filter((line) => "stack" in line)).toEqual([]);
+    expect(lines.filter((line) => line.setting)).toEqual([
+      {
+        request_id: expect.any(String),
+        setting: "LOGIN_THROTTLE",
+        problem:
+          'has no SQL storage: in wrangler.toml\'s [[migrations]], "LoginThrottle" must be in new_sqlite_classes',
+      },
+    ]);
+  });
+
   it("deletes no user while LOGIN_THROTTLE is bound to the other class: 503 before the deletion", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();

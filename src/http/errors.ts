@@ -16,8 +16,10 @@ import {
   NOT_MIGRATED,
   type ObjectBinding,
   ObjectUnavailable,
+  ObjectWithoutSql,
   objectUnavailableLine,
   schemaNotMigrated,
+  sqlNotEnabled,
   stackFrames,
   wordGone,
 } from "../wallet/faults";
@@ -288,35 +290,56 @@ export function notMigrated(c: { var: { requestId?: string } }, err?: unknown) {
 const OBJECT_TYPES = { LoginThrottle, HistoryGate };
 
 /**
- * 503 naming a Durable Object binding whose class_name names the other class (a copied block left
- * unchanged), or undefined for any other error. It has the kind settings.ts judges, so only its
- * object's answer tells: workerd's refusal of a method that class lacks, which the intended class
- * declares. Logged once per isolate.
+ * 503 naming a Durable Object binding its deployment got wrong (misconfiguredObject), or undefined
+ * for any other error.
  */
-function objectOfAnotherClass(c: { var: { requestId?: string } }, err: unknown) {
-  const name = bindingOfAnotherClass(c, err);
+function objectMisconfigured(c: { var: { requestId?: string } }, err: unknown) {
+  const name = misconfiguredObject(c, err);
   return name && serviceNotConfigured([name]);
 }
 
 /**
- * The Durable Object binding whose object refused `err` for lacking a method its intended class
- * declares (objectOfAnotherClass), logged once per isolate; undefined for any other error.
+ * The Durable Object binding `err` shows its deployment got wrong, logged once per isolate, or
+ * undefined for any other error: an object of a class without SQL storage (ObjectWithoutSql, or
+ * workerd's words from a call to `binding`), or one of the other class (class_name copied
+ * unchanged). That one has the kind settings.ts judges, so only its object's answer tells:
+ * workerd's refusal of a method that class lacks, which the intended class declares.
  */
-export function bindingOfAnotherClass(c: { var: { requestId?: string } }, err: unknown) {
-  const method = /^TypeError: The RPC receiver does not implement "(\w+)"/.exec(String(err))?.[1];
-  if (method === undefined) return undefined;
-  const meant = Object.entries(OBJECT_CLASSES).filter(([, type]) =>
-    Object.hasOwn(OBJECT_TYPES[type].prototype, method),
-  );
-  if (meant.length !== 1) return undefined;
-  const [[name, type]] = meant as [[keyof typeof OBJECT_CLASSES, string]];
-  const problem = `is bound to another Durable Object class: in wrangler.toml, its class_name must be "${type}"`;
+export function misconfiguredObject(
+  c: { var: { requestId?: string } },
+  err: unknown,
+  binding?: ObjectBinding,
+) {
+  const withoutSql =
+    err instanceof ObjectWithoutSql ? err.binding : sqlNotEnabled(err) ? binding : undefined;
+  const [name, problem] = withoutSql
+    ? [
+        withoutSql,
+        `has no SQL storage: in wrangler.toml's [[migrations]], "${OBJECT_CLASSES[withoutSql]}" must be in new_sqlite_classes`,
+      ]
+    : ofAnotherClass(err);
+  if (name === undefined) return undefined;
   logOnce(
     `setting ${name} ${problem}`,
     { request_id: c.var.requestId ?? null, setting: name, problem },
     "error",
   );
   return name;
+}
+
+/** The binding whose object refused a method its intended class declares, and what to change. */
+function ofAnotherClass(err: unknown): [ObjectBinding, string] | [undefined] {
+  const method = /^TypeError: The RPC receiver does not implement "(\w+)"/.exec(String(err))?.[1];
+  if (method === undefined) return [undefined];
+  const meant = Object.entries(OBJECT_CLASSES).filter(([, type]) =>
+    Object.hasOwn(OBJECT_TYPES[type].prototype, method),
+  );
+  if (meant.length !== 1) return [undefined];
+  const [[name, type]] = meant as [[ObjectBinding, string]];
+  return [
+    name,
+    `is bound to another Durable Object class: in wrangler.toml, its class_name must be "${type}"`,
+  ];
 }
 
 export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
@@ -586,7 +609,7 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       c.get("envelope") === "B"
         ? validationError([{ [err.part]: [err.text] }])
         : invalidInput({ [err.part]: err.text });
-  err = databaseBusy(c, err) ?? objectOfAnotherClass(c, err) ?? objectBusy(c, err) ?? err;
+  err = databaseBusy(c, err) ?? objectMisconfigured(c, err) ?? objectBusy(c, err) ?? err;
   if (!(err instanceof ApiError) && (await schemaNotMigrated(c.var.service, err)))
     err = notMigrated(c, err);
   if (err instanceof ApiError) {

@@ -35,6 +35,24 @@ export class ObjectUnavailable extends Error {
   }
 }
 
+/**
+ * A Durable Object binding whose class has no SQL storage, which both classes keep their state in:
+ * wrangler.toml's [[migrations]] listed it in new_classes, not new_sqlite_classes. Every call to
+ * such an object fails alike: a deployment to fix, not a fault.
+ */
+export class ObjectWithoutSql extends Error {
+  constructor(
+    readonly binding: ObjectBinding,
+    cause: unknown,
+  ) {
+    super(`Durable Object ${binding} has no SQL storage`, { cause });
+  }
+}
+
+/** Whether `err` is workerd's refusal of SQL to an object of a class that has none. */
+export const sqlNotEnabled = (err: unknown) =>
+  String(err).includes("SQL is not enabled for this Durable Object class");
+
 /** The log line of an object that could not answer: its binding, and the runtime's words. */
 export const objectUnavailableLine = (requestId: string | undefined, err: ObjectUnavailable) => ({
   request_id: requestId ?? null,
@@ -72,10 +90,12 @@ type Namespace = Pick<DurableObjectNamespace, "idFromName" | "get">;
  * An error the object's own code threw (`remote`, and not marked retryable or overloaded, as
  * Cloudflare marks them) is left as it is: a fault, not an object out of reach. So is an object of
  * the other class refusing a method it lacks, which the runtime marks `remote` too
- * (http/errors.ts bindingOfAnotherClass names the binding).
+ * (http/errors.ts misconfiguredObject names the binding); an object of a class without SQL storage
+ * rethrows as ObjectWithoutSql.
  */
 export function reachable<N extends Namespace>(binding: ObjectBinding, ns: N) {
   const failed = (err: unknown) => {
+    if (sqlNotEnabled(err)) return new ObjectWithoutSql(binding, err);
     const e = err as { remote?: unknown; retryable?: unknown; overloaded?: unknown } | null;
     const own = e?.remote === true && e.retryable !== true && e.overloaded !== true;
     return own ? err : new ObjectUnavailable(binding, err);
