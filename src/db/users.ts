@@ -137,9 +137,9 @@ export async function listUsersPage(db: Db, offset: number, limit: number) {
  * unusable, which no sign-in opens, is nobody), with its API keys and sessions
  * (their foreign keys name it), in one batch whose every DELETE carries the same guard: D1 runs a
  * batch with no other write in between, so either all of it happens or none. An entry racing it
- * commits first (the user stays) or finds the user gone (its insert fails the foreign key); of two
- * administrators deleting each other, the second finds itself the last. This isolate forgets the
- * user, its keys and sessions at once.
+ * commits first (the user stays) or finds the user gone (its insert fails the foreign key); of the
+ * last two administrators deleting each other, the second finds itself the last. This isolate
+ * forgets the user, its keys and sessions at once.
  */
 export async function deleteUserIfUnused(db: Db, id: number) {
   const used = sql<number>`EXISTS (SELECT 1 FROM ${transactions} WHERE ${transactions.userId} = ${id})
