@@ -56,8 +56,9 @@ beforeAll(async () => {
 
 describe("the plugin's user_id rule", () => {
   it("reads a numeric text as an id (absolute integer part), anything else as a username, and empty or zero as nobody", () => {
-    const ids = ["2", "0002", "2.5", "2e0", "-2", "+2", " 2 "].map(pluginUserRef);
-    expect(ids).toEqual(Array(7).fill({ id: 2 }));
+    const long = `2.${"0".repeat(60)}`;
+    const ids = ["2", "0002", "2.5", "2e0", "-2", "+2", " 2 ", long].map(pluginUserRef);
+    expect(ids).toEqual(Array(8).fill({ id: 2 }));
     expect(pluginUserRef("alice")).toEqual({ login: "alice" });
     expect(pluginUserRef("1abc")).toEqual({ login: "1abc" });
     expect(pluginUserRef("a@example.com")).toEqual({ login: "a@example.com" });

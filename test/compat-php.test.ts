@@ -148,6 +148,21 @@ describe("PHP numbers", () => {
     ]).toEqual([1, -2, 0, null]);
   });
 
+  it("(int) reads a long numeric text as PHP does: its digits after the point, or its exponent's zeros, count for nothing", () => {
+    const zeros = "0".repeat(60);
+    expect([
+      phpInt(`2.${zeros}`),
+      phpInt(`-2.${zeros}9`),
+      phpInt(`2e${zeros}`),
+      phpInt(`0.${zeros}1`),
+      phpInt(`1${zeros}`),
+    ]).toEqual([2, -2, 2, 0, null]);
+    // A page of such a text is its integer part too, not past the end.
+    expect([phpPage(`2.${zeros}`), phpPage(`0.${zeros}1`), wpPaged(`-3.${zeros}`)]).toEqual([
+      2, 1, 3,
+    ]);
+  });
+
   it("a PHP array is a list only with keys 0, 1, 2…, else an object in insertion order", () => {
     expect(phpArrayJson(new Map([[0, "a"]]))).toBe('["a"]');
     expect(

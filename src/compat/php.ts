@@ -291,11 +291,12 @@ export const phpEmpty = (text: string) => text === "" || text === "0";
 /**
  * `(int)` of a numeric string, or null when the string is not numeric or the integer is past what a
  * double holds exactly (no user has such an id). `"2.9"` → 2, `"1e1"` → 10, `"-2"` → -2, and
- * leading zeros count for nothing however many (`"000…01"` → 1).
+ * zeros count for nothing however many, leading (`"000…01"` → 1) or after the point (`"2.000…0"`
+ * → 2), whatever the text's length, as PHP reads them.
  */
 export function phpInt(text: string): number | null {
-  const t = trimOf(text, C_SPACE).replace(/^([+-]?)0+(?=[0-9])/, "$1");
-  if (t.length > 40 || !phpIsNumeric(t)) return null;
+  const t = trimOf(text, C_SPACE);
+  if (!phpIsNumeric(t)) return null;
   const n = Math.trunc(Number(t));
   return Number.isSafeInteger(n) ? n : null;
 }
