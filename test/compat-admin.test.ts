@@ -54,7 +54,7 @@ const del = (path: string, auth: string | null = admin.bearer) =>
   });
 
 const walletRow = (id: string) =>
-  env.DB.prepare("SELECT rowid AS row_id, * FROM wallets WHERE id = ?").bind(id).first<Json>();
+  env.DB.prepare("SELECT * FROM wallets WHERE id = ?").bind(id).first<Json>();
 const userRow = (id: number) =>
   env.DB.prepare("SELECT id FROM users WHERE id = ?").bind(id).first();
 const count = async (sql: string, ...args: unknown[]) =>
@@ -81,7 +81,7 @@ describe("POST wallets in the dialect", () => {
         status: true,
         message: "Wallet was successully created",
         data: {
-          wallet_id: row.row_id,
+          wallet_id: row.post_id,
           rimplenet_wallet_name: "Test Wallet",
           rimplenet_wallet_id: id,
           rimplenet_wallet_symbol: "$",
@@ -106,7 +106,7 @@ describe("POST wallets in the dialect", () => {
       vars: GUARDED,
     });
     expect(listed.body.data.find((w: Json) => w.wallet_id === id)).toMatchObject({
-      post_id: row.row_id,
+      post_id: row.post_id,
       wallet_decimal: "2",
     });
   });
@@ -337,6 +337,43 @@ describe("DELETE wallets/{wallet} in the dialect", () => {
       400,
       { status_code: 400, status: false, message: "", error: ["Invalid wallet Id"] },
     ]);
+  });
+
+  it("never gives a deleted wallet's post_id to another: the plugin's post ids were never reused", async () => {
+    const postId = async (id: string) => {
+      const res = await post({
+        wallet_name: "Row",
+        wallet_id: id,
+        wallet_symbol: "$",
+        wallet_type: "fiat",
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.data.wallet_id as number;
+    };
+    const [kept, deleted] = [letters(), letters()];
+    const keptRow = await postId(kept);
+    const deletedRow = await postId(deleted);
+    // The newest wallet goes: its row number was the highest, which the next wallet would take.
+    expect((await del(`wallets/${deleted}`)).status).toBe(200);
+    const next = letters();
+    const nextRow = await postId(next);
+    expect(nextRow).toBeGreaterThan(deletedRow);
+    expect((await walletRow(next))?.post_id).toBe(nextRow);
+    const list = await compatCall("GET", `${NS}/wallets`, {
+      headers: { Authorization: admin.bearer },
+      vars: GUARDED,
+    });
+    const postIds = Object.fromEntries(
+      (list.body.data as Json[]).map((w) => [w.wallet_id, w.post_id]),
+    );
+    expect([postIds[kept], postIds[next], postIds[deleted]]).toStrictEqual([
+      keptRow,
+      nextRow,
+      undefined,
+    ]);
+    // The row after it goes on from there, newest first in GET wallets as WP_Query ordered them.
+    const after = letters();
+    expect(await postId(after)).toBe(nextRow + 1);
   });
 
   it("refuses a wallet with entries (the ledger is append-only) and changes nothing", async () => {

@@ -1,6 +1,7 @@
 // Migrations 0006 (SQLite cannot alter a CHECK) and 0018 (nor drop AUTOINCREMENT) rebuild
 // `transactions`, 0018 the events and the balance timeline too, 0021 api_keys, balances and
-// webhook_deliveries (to come after the tables they name), and 0028 holds (AUTOINCREMENT again). The other tests apply every migration
+// webhook_deliveries (to come after the tables they name), and 0028 holds (AUTOINCREMENT again); 0029
+// gives wallets a post_id of their own. The other tests apply every migration
 // to an empty database; this one applies them, step by step as deployments did, to a database
 // that holds what earlier migrations allowed: service entries and a reversal (a row pointing at
 // another), entries an earlier import wrote, and a service entry whose request_id merely looks
@@ -375,6 +376,27 @@ describe("the table rebuilds (0006, 0018, 0021, 0028) on a database in use", () 
       { type: "hold.voided", subject: "3" },
       { type: "hold.placed", subject: "4" },
     ]);
+
+    // 0029: each wallet keeps as its post_id the row number it answered as one, a gap a deletion
+    // left included; a new wallet takes one above every wallet's, a deleted one's too.
+    const wallet = (id: string) =>
+      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('${id}', 'W', 'W', 'left', 2, 'fiat', 0)`;
+    await run(wallet("wa"));
+    await run(wallet("wb"));
+    await run("DELETE FROM wallets WHERE id = 'wa'");
+    const rowsBefore0029 = await query("SELECT rowid AS post_id, id FROM wallets ORDER BY id");
+    await migrated("0030");
+    expect(await query("SELECT post_id, id FROM wallets ORDER BY id")).toEqual(rowsBefore0029);
+    await run(wallet("wc"));
+    await run("DELETE FROM wallets WHERE id = 'wc'");
+    await run(wallet("wd"));
+    expect(
+      await query("SELECT post_id, id FROM wallets WHERE id IN ('wb', 'wd') ORDER BY id"),
+    ).toEqual([
+      { post_id: 3, id: "wb" },
+      { post_id: 5, id: "wd" },
+    ]);
+    expect(await refusal("UPDATE wallets SET post_id = 3 WHERE id = 'wd'")).toMatch(/UNIQUE/);
 
     // 0022: an imported entry is refused in a wallet the service has placed a hold on; an entry of
     // the service's is judged by the holds guard as before.

@@ -98,6 +98,8 @@ export const walletInsert = (w: PlannedWallet) =>
     type: sqlLiteral(w.type),
     note: sqlLiteral(w.note),
     createdAtMs: sqlLiteral(w.createdAtMs),
+    // Given by trigger `wallets_post_id`, as to a wallet the API creates.
+    postId: sqlLiteral(null),
   });
 
 /** request_key, unless that user already has it (then the entry is kept, unkeyed). */

@@ -238,9 +238,9 @@ export const compatTransferList = list({
 type WalletRow = Awaited<ReturnType<typeof walletRows>>[number];
 
 /** A wallet as the plugin's walletFormat read its post meta: text, the withdrawal limits' defaults too. */
-const walletRecord = ({ rowId, wallet: w }: WalletRow) => ({
-  // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
-  post_id: rowId,
+const walletRecord = ({ postId, wallet: w }: WalletRow) => ({
+  // The wallet's WordPress post id is not kept; its own post_id (db/wallets.ts listWalletRows) stands in.
+  post_id: postId,
   wallet_id: w.id,
   wallet_name: w.name,
   wallet_symbol: w.symbol,
@@ -274,7 +274,7 @@ export const compatWalletList = defineRoute(
         data: ["We are sorry we cannot retrieve any wallet at the moment"],
       });
     // WP_Query's order, newest first.
-    const newestFirst = wallets.toSorted((a, b) => b.rowId - a.rowId);
+    const newestFirst = wallets.toSorted((a, b) => b.postId - a.postId);
     return ok(c, 200, "Wallet Retrieved", newestFirst.map(walletRecord));
   },
 );

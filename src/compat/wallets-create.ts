@@ -108,8 +108,8 @@ export const compatWalletCreate = defineRoute(
     const w = created.wallet;
     // "successully" is the plugin's typo; clients match on it.
     return ok(c, 200, "Wallet was successully created", {
-      // The plugin answered the new post's id here; the wallet's row number stands in (GET wallets).
-      wallet_id: created.rowId,
+      // The plugin answered the new post's id here; the wallet's post_id stands in (GET wallets).
+      wallet_id: created.postId,
       rimplenet_wallet_name: w.name,
       rimplenet_wallet_id: w.id,
       rimplenet_wallet_symbol: w.symbol,

@@ -71,14 +71,21 @@ export const wallets = sqliteTable(
     type: text("type").notNull(),
     note: text("note").notNull().default(""),
     createdAtMs: integer("created_at_ms").notNull(),
+    // The Rimplenet dialect's `post_id` (GET wallets, POST wallets' data.wallet_id), as the plugin
+    // answered its WordPress post id: given by trigger `wallets_post_id` above every wallet's, a
+    // deleted one's too, and a column so that an export carries it (a row number it would not).
+    // drizzle/0029_wallet_post_ids.sql.
+    postId: integer("post_id"),
   },
   (t) => [
+    uniqueIndex("wallets_post_id").on(t.postId),
     check("wallets_id_lowercase", sql`${t.id} = lower(${t.id})`),
     check("wallets_decimals", sql`${t.decimals} BETWEEN 0 AND 8`),
     check("wallets_symbol_position", sql`${t.symbolPosition} IN ('left', 'right')`),
   ],
 );
-export type Wallet = typeof wallets.$inferSelect;
+/** A wallet as the service reads it; its `post_id` only the Rimplenet dialect reads (listWalletRows). */
+export type Wallet = Omit<typeof wallets.$inferSelect, "postId">;
 
 /** A row's user or wallet: NOT NULL, with its foreign key. */
 const userRef = () =>
@@ -99,6 +106,18 @@ export const deletedWallets = sqliteTable("deleted_wallets", {
   decimals: integer("decimals").notNull(),
   extraDecimals: integer("extra_decimals").notNull(),
 });
+
+// The highest `post_id` a deleted wallet had (trigger `wallets_deleted_keep_post_id`), which trigger
+// `wallets_post_id` gives no new wallet: the plugin never gave a post id twice. One row, `id` 1.
+// drizzle/0029_wallet_post_ids.sql.
+export const deletedWalletPostIds = sqliteTable(
+  "deleted_wallet_post_ids",
+  {
+    id: integer("id").primaryKey(),
+    highest: integer("highest").notNull(),
+  },
+  (t) => [check("deleted_wallet_post_ids_one", sql`${t.id} = 1`)],
+);
 
 // Every user id deleted since migration 0020 (trigger `users_deleted_keep_id`; earlier deletions
 // left no record), which no user is given again (trigger `users_deleted_id_not_reused`): an isolate

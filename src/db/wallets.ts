@@ -5,21 +5,27 @@ import { balances, deletedWallets, transactions, type Wallet, wallets } from "./
 
 export type { Wallet };
 
+/** A wallet's columns but its `post_id`, which only the Rimplenet dialect reads. */
+const { postId: postIdColumn, ...walletColumns } = getTableColumns(wallets);
+
 /**
- * Creates a wallet with its row number; "exists" when the id is taken (the primary key decides),
+ * Creates a wallet with its `post_id`; "exists" when the id is taken (the primary key decides),
  * or the units a deleted wallet of that id had, when they differ from the new one's (the trigger
- * `wallets_recreated_units_fixed` decides: drizzle/0015_deleted_wallet_units.sql).
+ * `wallets_recreated_units_fixed` decides: drizzle/0015_deleted_wallet_units.sql). The `post_id` is
+ * read after the insert, in the same batch: the trigger `wallets_post_id` gives it
+ * (drizzle/0029_wallet_post_ids.sql), after the row RETURNING would report.
  */
 export async function insertWallet(db: Db, wallet: Wallet) {
   try {
-    const [row] = await db
-      .insert(wallets)
-      .values(wallet)
-      .onConflictDoNothing()
-      .returning({ rowId: sql<number>`rowid`, ...getTableColumns(wallets) });
-    if (!row) return "exists";
-    const { rowId, ...created } = row;
-    return { rowId, wallet: created };
+    const [inserted, [row]] = await db.batch([
+      db.insert(wallets).values(wallet).onConflictDoNothing().returning({ id: wallets.id }),
+      db
+        .select({ postId: postIdColumn, wallet: walletColumns })
+        .from(wallets)
+        .where(eq(wallets.id, wallet.id)),
+    ]);
+    if (inserted.length === 0 || !row) return "exists";
+    return { postId: row.postId ?? 0, wallet: row.wallet };
   } catch (err) {
     if (!d1ErrorText(err).includes("wallets_units_fixed")) throw err;
     const deleted = await db
@@ -57,12 +63,17 @@ export async function deleteWalletIfUnused(db: Db, id: string) {
   return still.length > 0 ? "has-entries" : "not-found";
 }
 
-/** Every wallet with its row number, which never changes (the Rimplenet dialect's `post_id`). */
-export const listWalletRows = (db: Db) =>
-  db
-    .select({ rowId: sql<number>`${wallets}.rowid`, wallet: wallets })
-    .from(wallets)
-    .orderBy(asc(wallets.id));
+/**
+ * Every wallet with its `post_id` (the Rimplenet dialect's; trigger `wallets_post_id` gives every
+ * wallet one, never another wallet's, and it never changes).
+ */
+export const listWalletRows = async (db: Db) =>
+  (
+    await db
+      .select({ postId: postIdColumn, wallet: walletColumns })
+      .from(wallets)
+      .orderBy(asc(wallets.id))
+  ).map(({ postId, wallet }) => ({ postId: postId ?? 0, wallet }));
 
 export const findWallet = (db: Db, id: string) =>
   db.select().from(wallets).where(eq(wallets.id, id)).get();

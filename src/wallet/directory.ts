@@ -48,7 +48,7 @@ export async function userIdOf(ctx: ServiceContext, ref: UserRef | null) {
   return (await findUserBy(ctx.db, ref))?.id ?? null;
 }
 
-/** Every wallet with its row number, which never changes (the plugin's `post_id`). */
+/** Every wallet with its post_id, which never changes and is never another wallet's (the plugin's). */
 export async function walletRows(ctx: ServiceContext) {
   requireAdmin(ctx, "read");
   return listWalletRows(ctx.db);

@@ -98,7 +98,7 @@ export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
   return breaks;
 }
 
-type CreatedWallet = { wallet: Wallet; rowId: number };
+type CreatedWallet = { wallet: Wallet; postId: number };
 
 /**
  * Creates a wallet, or answers "exists" when its id is taken (the primary key decides, however

@@ -54,6 +54,7 @@ const TABLES = [
   "mail_tokens",
   "mail_outbox",
   "deleted_wallets",
+  "deleted_wallet_post_ids",
   "sqlite_sequence",
 ];
 
@@ -111,6 +112,9 @@ describe("a wrangler d1 export of a database in use", () => {
         "INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, trigger, latency_ms, created_at_ms) SELECT max(id), 1, 1, 'delivered', 'queue', 5, 0 FROM webhook_endpoints; " +
         "INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s) SELECT user_id, wallet_id, 1, '0.01', 'h', 'h', 'held', 0, 9999999999 FROM balances WHERE balance_minor > 0 LIMIT 1; " +
         "INSERT INTO users (username, email, password_hash, role, registered_at_ms) VALUES ('gone', 'gone@x.example', 'x', 'subscriber', 0); " +
+        // A wallet deleted between two others: their post_ids (the Rimplenet dialect's) keep the gap.
+        "INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('gapa', 'A', '$', 'left', 2, 'fiat', 0), ('gapb', 'B', '$', 'left', 2, 'fiat', 0), ('gapc', 'C', '$', 'left', 2, 'fiat', 0); " +
+        "DELETE FROM wallets WHERE id = 'gapb'; " +
         "DELETE FROM users WHERE username = 'gone'",
     );
     d1(live, "export", "DB", "--output", path.join(root, "backup.sql"));
@@ -120,6 +124,14 @@ describe("a wrangler d1 export of a database in use", () => {
     const [before, after] = await Promise.all([contents(live), contents(restored)]);
     expect(before.slice(0, FILLED.length).every((rows) => rows.length > 0)).toBe(true);
     expect(after).toEqual(before);
+    // The wallets' post_ids came back as they were, the deleted one's gap kept.
+    const postIds = Object.fromEntries(
+      (after[TABLES.indexOf("wallets")] as { id: string; post_id: number }[]).map((w) => [
+        w.id,
+        w.post_id,
+      ]),
+    );
+    expect(postIds.gapc! - postIds.gapa!).toBe(2);
     expect(d1(restored, "migrations", "apply", "DB")).toContain("No migrations to apply");
     // The guards came back with the schema: an entry that breaks its wallet's chain is refused.
     const broken = runWrangler(
