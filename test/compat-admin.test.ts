@@ -449,6 +449,29 @@ describe("DELETE wallets/{wallet} in the dialect", () => {
   });
 });
 
+describe("DELETE in the dialect: the path names what is deleted", () => {
+  it("ignores a user_id or wallet_id in the query or the body, which WordPress let override the path's", async () => {
+    const [kept, gone] = [await makeUser(), await makeUser()];
+    const [keptWallet, goneWallet] = [await makeWallet(admin), await makeWallet(admin)];
+    const send = (path: string, query: string, body: Json) =>
+      compatCall("DELETE", `${NS}/${path}?${query}`, {
+        headers: { ...JSON_HEADERS, Authorization: admin.bearer },
+        body: JSON.stringify(body),
+        vars: GUARDED,
+      });
+    const user = await send(`users/${gone.id}`, `user_id=${kept.id}`, { user_id: kept.id });
+    expect(user.status, user.text).toBe(200);
+    const wallet = await send(`wallets/${goneWallet}`, `wallet_id=${keptWallet}`, {
+      wallet_id: keptWallet,
+      wallet: keptWallet,
+    });
+    expect(wallet.status, wallet.text).toBe(200);
+    expect([await userRow(gone.id), await walletRow(goneWallet)]).toEqual([null, null]);
+    expect(await userRow(kept.id)).toEqual({ id: kept.id });
+    expect(await walletRow(keptWallet)).toMatchObject({ id: keptWallet });
+  });
+});
+
 describe("DELETE users/{user_id} in the dialect", () => {
   it("forgets what the sign-in throttle knew of the user's logins: a later user of them inherits nothing", async () => {
     const name = unique("reused");
