@@ -279,6 +279,44 @@ describe("POST /wallets", () => {
     }
   });
 
+  it("refuses a symbol that begins or ends with a digit, sign, point or comma, and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    // Display strings are "<symbol><number>": the symbol 1 showed 500 as "1500.00" and nothing as
+    // "10.00", the symbol - showed 500 as "-500.00"; on the right, "500.00 1" or "5.00 ,5".
+    for (const symbol of [
+      "1",
+      "-",
+      "US1",
+      "0.",
+      "1$",
+      "+",
+      "\u2212",
+      ",",
+      "BTC.",
+      " 1 ",
+      "\u0661",
+    ]) {
+      for (const position of ["left", "right"]) {
+        const res = await postWallet(
+          admin.bearer,
+          fullBody(walletId(), { wallet_symbol: symbol, wallet_symbol_position: position }),
+        );
+        expect(res.status, JSON.stringify(symbol)).toBe(400);
+        expect(res.body.error).toEqual({
+          wallet_symbol:
+            "wallet_symbol must not begin or end with a digit, a sign, a point or a comma",
+        });
+      }
+    }
+    expect(await tableCounts()).toEqual(before);
+    // Inside a symbol they are text like any other.
+    for (const symbol of ["ر.س", "US$ ", "B2B", "€"]) {
+      const res = await postWallet(admin.bearer, fullBody(walletId(), { wallet_symbol: symbol }));
+      expect(res.status, symbol).toBe(200);
+    }
+  });
+
   it("refuses a name or symbol of white space alone as empty, and writes nothing", async () => {
     const admin = await makeAdmin();
     const before = await tableCounts();

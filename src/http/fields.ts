@@ -393,6 +393,7 @@ const WALLET_RULE_TEXTS = {
   type: "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -",
   hidden: (field: string) =>
     `${field} must not hold control, bidirectional or invisible characters`,
+  joinsNumber: "wallet_symbol must not begin or end with a digit, a sign, a point or a comma",
 };
 
 /** Each wallet rule's field, by the name both dialects give it. */
@@ -412,6 +413,7 @@ export function walletRuleText(b: WalletRuleBreak) {
   if (b.rule === "empty") return EMPTY;
   if (b.rule === "reserved") return WALLET_RULE_TEXTS.reserved;
   if (b.rule === "hidden") return WALLET_RULE_TEXTS.hidden(field);
+  if (b.rule === "joins-number") return WALLET_RULE_TEXTS.joinsNumber;
   return WALLET_RULE_TEXTS[b.field];
 }
 

@@ -55,12 +55,21 @@ const SHOWN_AS_CODE = new RegExp(String.raw`[${HIDDEN.source}--[\t\n\r]]`, "gv")
 export const showHidden = (text: string) =>
   text.replace(SHOWN_AS_CODE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
 
+/**
+ * A digit (of any script), a sign, a point or a comma at either end of a symbol (spaces around it
+ * aside): display strings are `<symbol><number>` or `<number> <symbol>` (`formatMoney`), so such a
+ * symbol reads as part of the amount: `1` showed 500 as `1500.00` and nothing as `10.00`, `-`
+ * showed 500 as `-500.00`.
+ */
+const JOINS_NUMBER = /^[\p{Nd}+\-\u2212.,]|[\p{Nd}+\-\u2212.,]$/u;
+
 /** Why a decoded wallet breaks a rule, by field; each dialect words these itself. */
 export type WalletRuleBreak =
   | { field: "id"; rule: "shape" | "reserved" }
   | { field: "name" | "symbol" | "note"; rule: "too-long"; max: number }
   | { field: "name" | "symbol"; rule: "empty" }
   | { field: "name" | "symbol"; rule: "hidden" }
+  | { field: "symbol"; rule: "joins-number" }
   | { field: "decimals"; rule: "range" }
   | { field: "type"; rule: "shape" };
 
@@ -70,7 +79,10 @@ export type WalletRuleBreak =
  */
 const isBlank = (text: string) => text.trim() === "";
 
-/** The rule a wallet's name or symbol breaks first (blank, too long, hiding), or undefined. */
+/**
+ * The rule a wallet's name or symbol breaks first (blank, too long, hiding; a symbol reading as part
+ * of the amount), or undefined.
+ */
 export function shownTextBreak(
   field: "name" | "symbol",
   text: string,
@@ -79,6 +91,7 @@ export function shownTextBreak(
   if (isBlank(text)) return { field, rule: "empty" };
   if (!withinChars(text, max)) return { field, rule: "too-long", max };
   if (holdsHidden(text)) return { field, rule: "hidden" };
+  if (field === "symbol" && JOINS_NUMBER.test(text.trim())) return { field, rule: "joins-number" };
   return undefined;
 }
 
