@@ -279,7 +279,7 @@ describe("POST /wallets", () => {
     }
   });
 
-  it("refuses a symbol that begins or ends with a digit, sign, point or comma, and writes nothing", async () => {
+  it("refuses a symbol that begins or ends with a digit or sign, or is points alone, and writes nothing", async () => {
     const admin = await makeAdmin();
     const before = await tableCounts();
     // Display strings are "<symbol><number>": the symbol 1 showed 500 as "1500.00" and nothing as
@@ -293,7 +293,9 @@ describe("POST /wallets", () => {
       "+",
       "\u2212",
       ",",
-      "BTC.",
+      ".",
+      ".5",
+      "5,",
       " 1 ",
       "\u0661",
     ]) {
@@ -305,13 +307,13 @@ describe("POST /wallets", () => {
         expect(res.status, JSON.stringify(symbol)).toBe(400);
         expect(res.body.error).toEqual({
           wallet_symbol:
-            "wallet_symbol must not begin or end with a digit, a sign, a point or a comma",
+            "wallet_symbol must not begin or end with a digit or a sign: it would read as part of the amount",
         });
       }
     }
     expect(await tableCounts()).toEqual(before);
     // Inside a symbol they are text like any other.
-    for (const symbol of ["ر.س", "US$ ", "B2B", "€"]) {
+    for (const symbol of ["ر.س", "US$ ", "B2B", "€", "Rs.", "kr.", "S/."]) {
       const res = await postWallet(admin.bearer, fullBody(walletId(), { wallet_symbol: symbol }));
       expect(res.status, symbol).toBe(200);
     }

@@ -393,7 +393,8 @@ const WALLET_RULE_TEXTS = {
   type: "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -",
   hidden: (field: string) =>
     `${field} must not hold control, bidirectional or invisible characters`,
-  joinsNumber: "wallet_symbol must not begin or end with a digit, a sign, a point or a comma",
+  joinsNumber:
+    "wallet_symbol must not begin or end with a digit or a sign: it would read as part of the amount",
 };
 
 /** Each wallet rule's field, by the name both dialects give it. */

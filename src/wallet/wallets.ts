@@ -56,12 +56,13 @@ export const showHidden = (text: string) =>
   text.replace(SHOWN_AS_CODE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
 
 /**
- * A digit (of any script), a sign, a point or a comma at either end of a symbol (spaces around it
- * aside): display strings are `<symbol><number>` or `<number> <symbol>` (`formatMoney`), so such a
- * symbol reads as part of the amount: `1` showed 500 as `1500.00` and nothing as `10.00`, `-`
- * showed 500 as `-500.00`.
+ * A digit (of any script) or a sign at either end of a symbol, a point or comma beside it counting
+ * with it, or a symbol of points and commas alone (spaces around it aside): display strings are
+ * `<symbol><number>` or `<number> <symbol>` (`formatMoney`), so such a symbol reads as part of the
+ * amount: `1` showed 500 as `1500.00` and nothing as `10.00`, `-` showed 500 as `-500.00`, `0.`
+ * as `0.500.00`. A point that ends a word is the symbol's own (`Rs.`, `kr.`, `S/.`).
  */
-const JOINS_NUMBER = /^[\p{Nd}+\-\u2212.,]|[\p{Nd}+\-\u2212.,]$/u;
+const JOINS_NUMBER = /^[.,]*[\p{Nd}+\-\u2212]|[\p{Nd}+\-\u2212][.,]*$|^[.,]+$/u;
 
 /** Why a decoded wallet breaks a rule, by field; each dialect words these itself. */
 export type WalletRuleBreak =
