@@ -3,12 +3,14 @@
 // (`wallet.createCredit({ body })`, by its operationId: ./operations.ts), and openapi-fetch's own
 // `wallet.POST(path, init)` works too. Every call is checked against the document: its parameters
 // and body, and its answer, `{ data }` (status true) on success or `{ error }` (status false, or
-// "failed" for users and login) on a refusal. It needs only `fetch`, so it runs in a Worker, in
-// Node and in a browser.
+// "failed" for users and login) on a refusal; an answer that is not JSON (a proxy's error page, a
+// body cut short) rejects with WalletTransportError, as a network failure rejects. It needs only
+// `fetch`, so it runs in a Worker, in Node and in a browser.
 import createClient, {
   type Client,
   type ClientForPath,
   type ClientOptions,
+  type Middleware,
   wrapAsPathBasedClient,
 } from "openapi-fetch";
 import type { paths } from "./openapi";
@@ -40,6 +42,46 @@ export const authorization = (credentials: Credentials) =>
     ? `Bearer ${credentials.token}`
     : `Key ${base64(`${credentials.username}:${credentials.key}`)}`;
 
+/**
+ * The service answered something that is not its JSON: a proxy's or CDN's error page, an empty
+ * body, or one cut short. `status` is the HTTP status; `body` the first 200 characters.
+ */
+export class WalletTransportError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    options?: ErrorOptions,
+  ) {
+    super(`HTTP ${status}: not a wallet answer: ${body}`, options);
+    this.name = "WalletTransportError";
+  }
+}
+
+/**
+ * Reads each answer parsed as JSON before openapi-fetch does, so one that is not a JSON object
+ * (the envelope, or WordPress's `{ code, message, data }`) rejects: openapi-fetch would hand its
+ * text over as `error`, an empty success as neither `data` nor `error`, or reject with a bare
+ * SyntaxError.
+ */
+const jsonAnswers: Middleware = {
+  async onResponse({ request, response, options }) {
+    // What openapi-fetch reads as no body at all, and what a caller asked to read otherwise.
+    if (options.parseAs !== "json" || request.method === "HEAD" || response.status === 204) return;
+    const text = await response.text();
+    let value: unknown;
+    let cause: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      cause = error;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new WalletTransportError(response.status, text.slice(0, 200), { cause });
+    }
+    return new Response(text, response);
+  },
+};
+
 export type WalletClientOptions = Omit<ClientOptions, "baseUrl" | "headers"> & {
   auth?: Credentials;
   headers?: Record<string, string>;
@@ -59,6 +101,7 @@ export function createWalletClient(site: string, options: WalletClientOptions = 
       ...headers,
     },
   });
+  client.use(jsonAnswers);
   const byPath = wrapAsPathBasedClient(client);
   const named = Object.fromEntries(
     Object.entries(OPERATIONS).map(([name, [method, path]]) => {
