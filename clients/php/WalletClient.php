@@ -2,7 +2,8 @@
 // A PHP client of wallet/v1 for WordPress sites: no dependencies. Inside WordPress it sends with
 // wp_remote_request (the site's proxy and TLS settings apply); elsewhere with curl. A money call
 // is retried, with the same request_id, on a network failure or a 503 (the service's answer when
-// its database is busy): the request_id makes the retry a repeat, never a second movement.
+// its database is busy), after the 503's Retry-After when it asks for longer than the back-off:
+// the request_id makes the retry a repeat, never a second movement.
 declare(strict_types=1);
 
 namespace WalletLedger;
@@ -35,6 +36,8 @@ class TransportError extends \RuntimeException {}
 final class WalletClient
 {
     private const API = '/wp-json/wallet/v1';
+    /** A 503 asking to wait longer than this (seconds) is thrown, not sat out. */
+    private const MAX_RETRY_AFTER_S = 30;
 
     /**
      * @param string $site the service's origin, e.g. https://wallet.example.com
@@ -121,15 +124,17 @@ final class WalletClient
         }
         $headers = ['Accept' => 'application/json'] + ($body === null ? [] : ['Content-Type' => 'application/json']) + $this->authHeader();
         for ($attempt = 0; ; $attempt++) {
+            $backoffS = $this->retryDelayS * 2 ** $attempt;
             try {
-                [$status, $text] = $this->send($method, $url, $headers, $body);
+                [$status, $text, $retryAfterS] = $this->send($method, $url, $headers, $body);
             } catch (TransportError $e) {
                 if (!$retry || $attempt >= $this->retries) throw $e;
-                usleep((int) ($this->retryDelayS * 1e6 * 2 ** $attempt));
+                usleep((int) ($backoffS * 1e6));
                 continue;
             }
-            if ($status === 503 && $retry && $attempt < $this->retries) {
-                usleep((int) ($this->retryDelayS * 1e6 * 2 ** $attempt));
+            if ($status === 503 && $retry && $attempt < $this->retries
+                && ($retryAfterS ?? 0) <= self::MAX_RETRY_AFTER_S) {
+                usleep((int) (max($backoffS, $retryAfterS ?? 0) * 1e6));
                 continue;
             }
             return $this->answer($status, $text);
@@ -173,22 +178,40 @@ final class WalletClient
         };
     }
 
-    /** @return array{int,string} the status and the body */
+    /** A Retry-After in seconds (its delta-seconds form), or null for none or a date. */
+    private static function retryAfter(mixed $value): ?int
+    {
+        if (is_array($value)) $value = end($value);
+        $value = trim((string) $value);
+        return preg_match('/^[0-9]{1,9}$/D', $value) ? (int) $value : null;
+    }
+
+    /** @return array{int,string,?int} the status, the body and its Retry-After in seconds */
     private function send(string $method, string $url, array $headers, ?string $body): array
     {
         if (function_exists('wp_remote_request')) {
             $res = wp_remote_request($url, ['method' => $method, 'headers' => $headers, 'body' => $body, 'timeout' => $this->timeoutS]);
             if (is_wp_error($res)) throw new TransportError($res->get_error_message());
-            return [(int) wp_remote_retrieve_response_code($res), (string) wp_remote_retrieve_body($res)];
+            return [
+                (int) wp_remote_retrieve_response_code($res),
+                (string) wp_remote_retrieve_body($res),
+                self::retryAfter(wp_remote_retrieve_header($res, 'retry-after')),
+            ];
         }
         $curl = curl_init($url);
         $lines = [];
         foreach ($headers as $name => $value) $lines[] = "{$name}: {$value}";
+        $retryAfter = null;
         curl_setopt_array($curl, [
             CURLOPT_CUSTOMREQUEST => $method,
             CURLOPT_HTTPHEADER => $lines,
             CURLOPT_RETURNTRANSFER => true,
             CURLOPT_TIMEOUT => $this->timeoutS,
+            CURLOPT_HEADERFUNCTION => function ($curl, string $line) use (&$retryAfter): int {
+                [$name, $value] = explode(':', $line, 2) + [1 => null];
+                if ($value !== null && strcasecmp(trim($name), 'retry-after') === 0) $retryAfter = $value;
+                return strlen($line);
+            },
         ] + ($body === null ? [] : [CURLOPT_POSTFIELDS => $body]));
         $text = curl_exec($curl);
         if ($text === false) {
@@ -198,6 +221,6 @@ final class WalletClient
         }
         $status = (int) curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
         curl_close($curl);
-        return [$status, $text];
+        return [$status, $text, self::retryAfter($retryAfter)];
     }
 }

@@ -27,9 +27,15 @@ function wp_remote_request(string $url, array $args = [])
     $body = @file_get_contents($url, false, $context);
     if ($body === false) return new WP_Error("could not reach {$url}");
     preg_match('{^HTTP/\S+ (\d{3})}', $http_response_header[0] ?? '', $status);
-    return ['response' => ['code' => (int) ($status[1] ?? 0)], 'body' => $body];
+    $headers = [];
+    foreach (array_slice($http_response_header ?? [], 1) as $line) {
+        [$name, $value] = explode(':', $line, 2) + [1 => ''];
+        $headers[strtolower(trim($name))] = trim($value);
+    }
+    return ['response' => ['code' => (int) ($status[1] ?? 0)], 'headers' => $headers, 'body' => $body];
 }
 
 function is_wp_error($thing): bool { return $thing instanceof WP_Error; }
 function wp_remote_retrieve_response_code($response) { return $response['response']['code'] ?? ''; }
 function wp_remote_retrieve_body($response) { return $response['body'] ?? ''; }
+function wp_remote_retrieve_header($response, string $name) { return $response['headers'][strtolower($name)] ?? ''; }
