@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const CALL = fileURLToPath(new URL("../clients/php-call.php", import.meta.url));
+const WOOCOMMERCE = fileURLToPath(new URL("../clients/woocommerce-example.php", import.meta.url));
 const hasPhp = spawnSync("php", ["-v"]).status === 0;
 
 type Answer = (res: ServerResponse) => void;
@@ -144,5 +145,40 @@ describe.skipIf(!hasPhp).each(["curl", "wordpress"])("the PHP client by %s", (tr
     const out = await php(transport, "balance", [7, "ngn"]);
     expect(out.thrown?.class).toBe("WalletLedger\\TransportError");
     expect(out.warnings).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasPhp)("docs/clients.md's WooCommerce example, as written", () => {
+  it.each([
+    ["a debit", credited, ["note: Paid from the wallet."]],
+    ["a repeat", refusal(409, "Transaction already exists", { txn_id: "9" }), []],
+    [
+      "a wallet that cannot pay",
+      refusal(400, "Insufficient Balance", { amount: "Insufficient Balance" }),
+      ["status: on-hold: The wallet cannot pay this order."],
+    ],
+    [
+      "another refusal",
+      refusal(403, "Permission denied", {}),
+      ["note: Wallet refused (403): Permission denied"],
+    ],
+    [
+      "a service it cannot reach",
+      (res: ServerResponse) => res.writeHead(502).end("<html>Bad gateway</html>"),
+      [
+        "note: Wallet not reached, run again: HTTP 502: not a wallet answer: <html>Bad gateway</html>",
+      ],
+    ],
+  ])("answers %s", async (_, answer, order) => {
+    answers = [answer];
+    const { stdout } = await run("php", [WOOCOMMERCE, site]);
+    expect(JSON.parse(stdout)).toEqual(order);
+    expect(JSON.parse(seen[0]!.body)).toEqual({
+      user_id: 7,
+      wallet_id: "ngn",
+      amount: "12.50",
+      request_id: "wc-order-1001",
+      note: "Order #1001",
+    });
   });
 });
