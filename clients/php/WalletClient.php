@@ -213,14 +213,11 @@ final class WalletClient
                 return strlen($line);
             },
         ] + ($body === null ? [] : [CURLOPT_POSTFIELDS => $body]));
+        // The handle is freed when it goes out of scope (curl_close has done nothing since PHP 8.0,
+        // and PHP 8.5 deprecates it with a notice per call).
         $text = curl_exec($curl);
-        if ($text === false) {
-            $error = curl_error($curl);
-            curl_close($curl);
-            throw new TransportError($error);
-        }
+        if ($text === false) throw new TransportError(curl_error($curl));
         $status = (int) curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
-        curl_close($curl);
         return [$status, $text, self::retryAfter($retryAfter)];
     }
 }

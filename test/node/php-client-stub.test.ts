@@ -3,6 +3,7 @@
 // which exception each refusal is, and what an answer that is not the envelope gives. The client's
 // scenario against the real service is test/clients/php-client.test.ts.
 import { execFile, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -180,5 +181,15 @@ describe.skipIf(!hasPhp)("docs/clients.md's WooCommerce example, as written", ()
       request_id: "wc-order-1001",
       note: "Order #1001",
     });
+  });
+});
+
+describe("the PHP client's source", () => {
+  it("calls no function PHP 8.5 deprecates (curl_close: a no-op since 8.0, a notice per call)", () => {
+    const source = readFileSync(
+      new URL("../../clients/php/WalletClient.php", import.meta.url),
+      "utf8",
+    );
+    expect(source).not.toMatch(/\b(curl_close|curl_share_close)\s*\(/);
   });
 });
