@@ -28,7 +28,7 @@ class NotFound extends WalletRefusal {}
 class AlreadyExists extends WalletRefusal {}
 /** Any other 409: a hold already resolved, a transaction already reversed, a wallet that exists. */
 class Conflict extends WalletRefusal {}
-/** 429 or 503: try again later (a money call was already retried with its request_id). */
+/** 429 or 503: try again later (after a 503, a money call was already retried with its request_id). */
 class Unavailable extends WalletRefusal {}
 /** The service could not be reached, or answered something that is not its envelope. */
 class TransportError extends \RuntimeException {}
