@@ -2,6 +2,8 @@ import { createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
+import { createDb, errorText, stackFrames } from "../src/db/client";
+import { wallets } from "../src/db/schema";
 import { consumeNudges, type Nudge, pumpDeps } from "../src/events/queue";
 import { losingReads } from "./d1-counter";
 import {
@@ -67,33 +69,34 @@ describe("the log line of a statement that failed", () => {
   });
 
   it("takes no stack frame from a bound value that reads as one", async () => {
-    const admin = await makeAdmin();
+    // A single statement's failure (a batch's names no statement and binds no values into its
+    // words), read as onError reads it for the log line.
     await env.DB.exec(
       "CREATE TRIGGER probe_refusal BEFORE INSERT ON wallets BEGIN SELECT RAISE(ABORT, 'probe_refusal'); END",
     );
-    const lines = captureLog();
-    const res = await call("POST", "/wallets", {
-      auth: admin.bearer,
-      body: {
-        wallet_id: unique("w").toLowerCase().slice(0, 32),
-        wallet_name: "Probe",
-        wallet_symbol: "P",
+    const failed = await createDb(env.DB)
+      .insert(wallets)
+      .values({
+        id: unique("w").toLowerCase().slice(0, 32),
+        name: "Probe",
+        symbol: "P",
+        symbolPosition: "left",
+        decimals: 2,
+        type: "fiat",
         // A line that reads as a stack frame: the stack's frames must not take it from the message.
-        wallet_note: "private-note\n    at private-frame",
-      },
-    });
-    expect(res.status).toBe(500);
-    const logged = lines();
-    const text = JSON.stringify(logged);
+        note: "private-note\n    at private-frame",
+        createdAtMs: Date.now(),
+      })
+      .catch((err: unknown) => err);
+    const line = { ...errorText(failed), stack: stackFrames(failed) };
+    const text = JSON.stringify(line);
     for (const bound of ["private-note", "private-frame", "params:"])
       expect(text).not.toContain(bound);
-    expect(logged).toContainEqual(
-      expect.objectContaining({
-        request_id: res.body.error.request_id,
-        statement: expect.stringMatching(/^insert into "wallets" \(/),
-        stack: expect.stringMatching(/^ {4}at .*insertWallet/s),
-      }),
-    );
+    expect(line).toEqual({
+      error: expect.stringContaining("probe_refusal: SQLITE_CONSTRAINT"),
+      statement: expect.stringMatching(/^insert into "wallets" \(/),
+      stack: expect.stringMatching(/^ {4}at /),
+    });
   });
 
   it("drops a key's hash when D1 is lost while the key is read", async () => {
