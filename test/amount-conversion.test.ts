@@ -135,6 +135,9 @@ describe(`amountToMinor (fast-check seed ${SEED})`, () => {
     expect(convert("1e400", w, round)).toBe("too-large");
     expect(convert("1e-500", w, round)).toBe("not-positive");
     expect(convert("1e500", w, round)).toBe("too-large");
+    // Zero is no amount whatever its exponent: never "too large".
+    expect(convert("0e500", w, round)).toBe("not-positive");
+    expect(convert("0.0E+999", w, round)).toBe("not-positive");
     expect(convert("abc", w, round)).toBe("not-numeric");
     // wallet/v1 reads none of these notations.
     for (const text of ["+.5", "12.", "1e3", " 1"])

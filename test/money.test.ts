@@ -180,6 +180,8 @@ describe("a wallet that stores more places than it displays (imported from WordP
           expect(toDisplayMinor(minor, extra)).toBe(
             minor < 0 && rounded !== 0n ? -Number(rounded) : Number(rounded),
           );
+          // A sum past 2^53 (a statement's totals) is rounded the same, in BigInt.
+          expect(toDisplayMinor(BigInt(minor), extra)).toBe(minor < 0 ? -rounded : rounded);
         },
       ),
       { numRuns: 2000 },
