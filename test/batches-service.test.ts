@@ -773,6 +773,40 @@ describe("a leg's derived request id", () => {
     });
     expect(await tableCounts()).toEqual(before);
   });
+
+  it("names its own operation when a transfer's two legs come before it", async () => {
+    const { buyer, seller, platform, walletId, ctx } = await setup();
+    const { credit: creditOne } = await import("../src/wallet/movements");
+    const requestId = unique("b");
+    const creditOf = (userId: number, sent: string, key: string) =>
+      creditOne(ctx, {
+        user: { id: userId },
+        walletId,
+        amount: amount(sent),
+        requestId: key,
+        note: "",
+      });
+    await creditOf(buyer.id, "5", unique("c"));
+    const taken = await creditOf(seller.id, "1", legRequestId(requestId, 1));
+    const before = await tableCounts();
+    const reason = await refusalOf(
+      postBatch(ctx, {
+        requestId,
+        balanced: false,
+        // The transfer writes two entries, its receiving one unkeyed: operation 1 is entry 2.
+        operations: [
+          move(buyer.id, platform.id, walletId, "2"),
+          op("credit", seller.id, walletId, "3"),
+        ],
+      }),
+    );
+    expect(reason).toEqual({
+      code: "batch_operation",
+      index: 1,
+      refused: { code: "transaction_exists", existingId: taken.transactionId },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
 });
 
 describe("money arriving between a refusal and its naming", () => {
