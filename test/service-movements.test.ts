@@ -142,6 +142,41 @@ describe("what a verb finds and converts", () => {
   });
 });
 
+describe("what a reversal named on a user's page finds", () => {
+  it("refuses as not found an entry of another user, and writes nothing", async () => {
+    const { ctx, user, other, walletId } = await setup();
+    const made = await credit(ctx, input(user.id, walletId, "1"));
+    const id = made.transactionId;
+    const before = await tableCounts();
+    const undo = { id, ref: String(id), requestId: unique("undo"), note: "" };
+    expect(await refusalOf(reverse(ctx, { ...undo, userId: other.id }))).toEqual({
+      code: "transaction_not_found",
+      ref: String(id),
+    });
+    expect(await tableCounts()).toEqual(before);
+    expect((await reverse(ctx, { ...undo, userId: user.id })).reversedIds).toEqual([id]);
+  });
+});
+
+describe("a transfer refused for its balance", () => {
+  it("names the sender's wallet and the amount, and writes nothing", async () => {
+    const { ctx, user, other, walletId } = await setup();
+    await credit(ctx, input(user.id, walletId, "1"));
+    await credit(ctx, input(other.id, walletId, "5"));
+    const before = await tableCounts();
+    const move = {
+      ...input(user.id, walletId, "1.01"),
+      from: { id: user.id },
+      to: { id: other.id },
+    };
+    expect(await refusalOf(transfer(ctx, move))).toEqual({
+      code: "insufficient_balance",
+      refused: { userId: user.id, walletId, amountMinor: 101 },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+});
+
 describe("money is conserved through the verbs", () => {
   it("keeps every balance the sum of its entries and never below zero, whatever the order", async () => {
     const { ctx, user, other, walletId } = await setup();
@@ -322,6 +357,27 @@ describe("undoOrder", () => {
       held[2],
       held[0],
       held[1],
+    ]);
+  });
+  it("near the largest balance, makes room by a lowering that lets the raise reach it exactly", () => {
+    // At MAX with MAX - 7 held: lowering 5 lets the raise of 5 back to MAX exactly; lowering 3
+    // first would leave lowering 5 to take the balance to MAX - 8, below the holds.
+    const exact = [e("CREDIT", 3), e("CREDIT", 5), e("DEBIT", 5)];
+    expect(undoOrder(exact, (x) => x, at(MAX_MINOR, MAX_MINOR - 7))).toEqual([
+      exact[1],
+      exact[2],
+      exact[0],
+    ]);
+  });
+  it("near the largest balance, lowers the least first where no single lowering makes room", () => {
+    // At MAX with MAX - 5 held, the raise of 5 fits after 2 and 3 (MAX - 5); 4 first would leave
+    // no lowering that keeps the balance at the holds.
+    const least = [e("CREDIT", 2), e("CREDIT", 3), e("CREDIT", 4), e("DEBIT", 5)];
+    expect(undoOrder(least, (x) => x, at(MAX_MINOR, MAX_MINOR - 5))).toEqual([
+      least[0],
+      least[1],
+      least[3],
+      least[2],
     ]);
   });
 });
