@@ -131,6 +131,9 @@ describe(`amountToMinor (fast-check seed ${SEED})`, () => {
     expect(convert(" 1.5E-2 ", w, round)).toBe(15);
     expect(convert("1e3", w, round)).toBe(1_000_000);
     expect(convert("-5", w, round)).toBe("not-positive");
+    // A JSON number too: its sign is read, never dropped.
+    expect(convert(-5, w, round)).toBe("not-positive");
+    expect(convert(-0.0004, w, round)).toBe("not-positive");
     expect(convert("0.0004", w, round)).toBe("not-positive");
     expect(convert("1e400", w, round)).toBe("too-large");
     expect(convert("1e-500", w, round)).toBe("not-positive");
