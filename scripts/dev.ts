@@ -28,6 +28,7 @@ import {
   newDevVars,
 } from "./lib/dev-vars";
 import { runMain, stop } from "./lib/exit";
+import { migrateLocalD1 } from "./lib/migrate-local";
 import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
 import { startBenchWorker, startWranglerDev, wrangler } from "./lib/wrangler";
@@ -150,7 +151,7 @@ await runMain(async () => {
     }
   }
 
-  wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
+  migrateLocalD1({});
   console.log("Local D1 migrated.");
 
   /** The rows one statement on the local D1 returns. */

@@ -43,7 +43,7 @@ import {
 } from "./import/target";
 import { planImport } from "./import/wordpress";
 import { endBySignal, runMain, stop } from "./lib/exit";
-import { wrangler } from "./lib/wrangler";
+import { migrateLocalD1 } from "./lib/migrate-local";
 
 const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
   --prefix wp_              table prefix of the WordPress site (default wp_)
@@ -394,11 +394,7 @@ async function main(opts: CliOptions) {
   if (opts.local) {
     // Local state is the developer's own: bring it to the shipped schema first, as `npm run dev` does.
     // A remote database is never migrated behind its operator's back (`npm run db:migrate -- --remote`).
-    const state = [
-      ...(where.persistTo ? ["--persist-to", where.persistTo] : []),
-      ...(where.config ? ["--config", where.config] : []),
-    ];
-    wrangler(["d1", "migrations", "apply", where.database, "--local", ...state], { quiet: true });
+    migrateLocalD1(where);
     console.log("Local D1 migrated.");
   }
   const d1: ImportD1 | null = opts.rehearse

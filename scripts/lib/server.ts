@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
 import { adminInsertSql } from "./admin-insert";
+import { migrateLocalD1 } from "./migrate-local";
 import {
   offlineEnv,
   startBenchWorker,
@@ -128,8 +129,8 @@ export async function stopAllServers() {
 
 /**
  * Fills a local state folder with the migrated database and (unless `seedAdmin` is false) ADMIN.
- * `d1 migrations apply` starts wrangler's local runtime once per migration (about 17 s here), so a
- * state is made once and copied: it is kept in node_modules/.cache, named by a hash of everything
+ * Migrating and seeding take wrangler a few seconds each, so a state is made once and copied: it
+ * is kept in node_modules/.cache, named by a hash of everything
  * it is made from (the migrations, the D1 binding, the administrator's insert, which wrangler:
  * a test's stand-in for it makes no state a real one reads).
  */
@@ -183,7 +184,7 @@ async function preparedState(config: string, seedAdmin: boolean) {
   try {
     const args = ["--config", config, "--persist-to", making];
     if (migrated) cpSync(migrated, making, { recursive: true });
-    else wrangler(["d1", "migrations", "apply", "DB", "--local", ...args], { quiet: true });
+    else migrateLocalD1({ config, persistTo: making });
     if (seedAdmin) await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: args });
     renameSync(making, cached);
   } catch (error) {

@@ -68,7 +68,7 @@ const stringIn = (table: Tables, key: string) => {
 const d1Table = (program: AST.TOMLProgram, binding: string) =>
   tablesAt(program, ["d1_databases"]).find((table) => stringIn(table, "binding") === binding);
 
-/** The D1 database a binding names (name, id when set, migrations folder and table), or null. */
+/** The D1 database a binding names (name, id when set, migrations folder, table and pattern), or null. */
 export function readD1(text: string, binding: string) {
   const table = d1Table(parse(text), binding);
   if (!table) return null;
@@ -77,6 +77,7 @@ export function readD1(text: string, binding: string) {
     id: stringIn(table, "database_id") || undefined,
     migrationsDir: stringIn(table, "migrations_dir") ?? "migrations",
     migrationsTable: stringIn(table, "migrations_table") ?? "d1_migrations",
+    migrationsPattern: stringIn(table, "migrations_pattern"),
   };
 }
 
