@@ -18,7 +18,13 @@ import { fileURLToPath } from "node:url";
 import { makeFixtures } from "./bench/fixtures";
 import { connectInspector, USER_WORKER } from "./bench/inspector";
 import { runLoad } from "./bench/load";
-import { appScenarioMaker, BASELINE_SCENARIOS, baselineScenarios, loadOf } from "./bench/scenarios";
+import {
+  APP_SCENARIOS,
+  appScenarioMaker,
+  BASELINE_SCENARIOS,
+  baselineScenarios,
+  loadOf,
+} from "./bench/scenarios";
 import { setting } from "./bench/session";
 import { runMain, stop } from "./lib/exit";
 import { adminAuth, freePort, startServer } from "./lib/server";
@@ -70,6 +76,9 @@ async function main() {
   const connections = setting("PROFILE_CONNECTIONS", 8);
   const intervalUs = setting("PROFILE_INTERVAL_US", 100);
   const top = setting("PROFILE_TOP", 40);
+  // Told at once, before a server and its fixtures are made for it.
+  const known: readonly string[] = [...APP_SCENARIOS, ...BASELINE_SCENARIOS];
+  if (!known.includes(scenario)) stop(`unknown scenario ${scenario}: ${known.join(", ")}`);
   const inspectorPort = await freePort();
   const baseline = (BASELINE_SCENARIOS as readonly string[]).includes(scenario);
   const server = await startServer({
@@ -86,11 +95,7 @@ async function main() {
       : await adminAuth(api).then(async (auth) =>
           appScenarioMaker(runId)(server, auth, await makeFixtures({ api, auth, runId })),
         );
-    const chosen = scenarios[scenario];
-    if (!chosen)
-      stop(
-        `unknown scenario ${scenario}: ${[...Object.keys(scenarios), ...BASELINE_SCENARIOS].join(", ")}`,
-      );
+    const chosen = scenarios[scenario]!;
     await runLoad({ ...loadOf(chosen, connections), duration: 3 }); // warm the isolate and its caches
 
     const inspector = await connectInspector(inspectorPort, USER_WORKER);

@@ -123,6 +123,27 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
  * fixtures made there. Credits' request_ids and the login's turn run on across every server and
  * pass made by one maker, so no request_id repeats within a run.
  */
+/** The app's scenarios by name (appScenarioMaker makes exactly these). */
+export const APP_SCENARIOS = [
+  "credits",
+  "credits-titles-apart",
+  "transfers",
+  "batches-3",
+  "batches-100",
+  "credits-duplicate-409",
+  "credits-invalid-400",
+  "transaction-read",
+  "transaction-unknown-404",
+  "balance-1-wallet",
+  "balance-5-wallets",
+  "transactions-page-20",
+  "balance-history-10",
+  "balance-history-100k",
+  "transactions-page-history-10",
+  "transactions-page-history-100k",
+  "login",
+] as const;
+
 export function appScenarioMaker(runId: string) {
   let creditSeq = 0;
   let batchSeq = 0;
@@ -245,6 +266,6 @@ export function appScenarioMaker(runId: string) {
             ),
         },
       },
-    };
+    } satisfies Record<(typeof APP_SCENARIOS)[number], Scenario<S>>;
   };
 }
