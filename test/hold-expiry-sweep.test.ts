@@ -11,7 +11,12 @@ import worker from "../src";
 import { createDb } from "../src/db/client";
 import { EXPIRY_BATCH } from "../src/ledger/holds";
 import type { ServiceContext } from "../src/wallet/context";
-import { availableBalances, placeHold, recordExpiredHolds } from "../src/wallet/holds";
+import {
+  availableBalances,
+  EXPIRY_STATEMENTS,
+  placeHold,
+  recordExpiredHolds,
+} from "../src/wallet/holds";
 import { aroundReads } from "./d1-counter";
 import { credit, fakeQueue, makeAccount, tableCounts, unique } from "./helpers";
 import { serviceAs } from "./service-helpers";
@@ -102,10 +107,10 @@ async function cronRun(scheduledMs: number) {
 }
 
 /**
- * Each of the user's holds: its status, whether it was resolved at its own expires_at, and how many
+ * Each of the users' holds: its status, whether it was resolved at its own expires_at, and how many
  * hold.expired events written after `sinceEvent` name it, as expired at its expires_at.
  */
-async function holdsOf(userId: number, sinceEvent: number) {
+async function holdsOf(userIds: number[], sinceEvent: number) {
   const { results } = await env.DB.prepare(
     `WITH e AS (
        SELECT subject, json_extract(data, '$.resolved_at_s') AS resolved_at_s, count(*) AS n
@@ -113,9 +118,9 @@ async function holdsOf(userId: number, sinceEvent: number) {
        GROUP BY 1, 2)
      SELECT h.id, h.status, h.resolved_at_s = h.expires_at_s AS at_expiry, coalesce(e.n, 0) AS events
      FROM holds h LEFT JOIN e ON e.subject = CAST(h.id AS TEXT) AND e.resolved_at_s = h.expires_at_s
-     WHERE h.user_id = ?1 ORDER BY h.id`,
+     WHERE h.user_id IN (SELECT value FROM json_each(?1)) ORDER BY h.id`,
   )
-    .bind(userId, sinceEvent)
+    .bind(JSON.stringify(userIds), sinceEvent)
     .all<{ id: number; status: string; at_expiry: number | null; events: number }>();
   return results;
 }
@@ -145,7 +150,7 @@ async function expectAllRecordedByOneRun(runMs: number, due: number, statements:
 
   expect(await cronRun(runMs)).toEqual({ statements, logged: due });
 
-  const rows = await holdsOf(a.user.id, sinceEvent);
+  const rows = await holdsOf([a.user.id], sinceEvent);
   expect(rows.filter((h) => h.id !== a.live)).toEqual(
     Array.from({ length: due }, () => ({
       id: expect.any(Number),
@@ -190,18 +195,52 @@ describe("the cron's sweep of expired holds", () => {
     ]);
   });
 
+  it(`records at most ${EXPIRY_STATEMENTS * EXPIRY_BATCH} holds in one run, the rest at the next`, {
+    timeout: 60_000,
+  }, async () => {
+    const most = EXPIRY_STATEMENTS * EXPIRY_BATCH;
+    const runMs = Date.UTC(2020, 5, 4);
+    await recordAllDue(runMs);
+    const sinceEvent = await lastEvent();
+    // An account each batch's worth: a wallet's every hold placed sums the others it holds.
+    const accounts = await Promise.all(
+      Array.from({ length: EXPIRY_STATEMENTS + 1 }, (_, i) =>
+        holdsDueAt(runMs, i < EXPIRY_STATEMENTS ? EXPIRY_BATCH : 1),
+      ),
+    );
+
+    const full = Array.from({ length: EXPIRY_STATEMENTS }, () => EXPIRY_BATCH);
+    expect(await cronRun(runMs)).toEqual({ statements: full, logged: most });
+    expect(await cronRun(runMs)).toEqual({ statements: [1], logged: 1 });
+
+    const rows = await holdsOf(
+      accounts.map((a) => a.user.id),
+      sinceEvent,
+    );
+    const live = new Set(accounts.map((a) => a.live));
+    expect(rows.filter((h) => !live.has(h.id))).toEqual(
+      Array.from({ length: most + 1 }, () => ({
+        id: expect.any(Number),
+        status: "expired",
+        at_expiry: 1,
+        events: 1,
+      })),
+    );
+    expect(rows.filter((h) => live.has(h.id) && h.status === "held")).toHaveLength(live.size);
+  });
+
   it("with nothing due writes nothing, in one statement, and records no hold a second time", async () => {
     const runMs = Date.UTC(2020, 5, 3);
     const sinceEvent = await lastEvent();
     const a = await holdsDueAt(runMs, 1);
     await recordAllDue(runMs);
-    const rows = await holdsOf(a.user.id, sinceEvent);
+    const rows = await holdsOf([a.user.id], sinceEvent);
     const counts = await tableCounts();
 
     expect(await cronRun(runMs)).toEqual({ statements: [0], logged: 0 });
 
     expect(await tableCounts()).toEqual(counts);
-    expect(await holdsOf(a.user.id, sinceEvent)).toEqual(rows);
+    expect(await holdsOf([a.user.id], sinceEvent)).toEqual(rows);
     expect(rows).toEqual([
       expect.objectContaining({ status: "expired", events: 1 }),
       expect.objectContaining({ id: a.live, status: "held", events: 0 }),

@@ -228,7 +228,7 @@ export async function* refusalStates(
 }
 
 /** Statements one sweep writes at the most; what is left waits for the next minute's. */
-const EXPIRY_STATEMENTS = 20;
+export const EXPIRY_STATEMENTS = 20;
 
 /** The cron's sweep: records expired holds, a statement of at most EXPIRY_BATCH at a time. */
 export async function recordExpiredHolds(db: Db, nowMs: number) {
