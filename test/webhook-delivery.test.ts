@@ -32,6 +32,7 @@ import { CONSOLE, consoleOf, form, hidden, noticeLeft } from "./console-helpers"
 import { aroundReads, countingD1, pausingD1, wrappedD1 } from "./d1-counter";
 import {
   appAt,
+  appendHistory,
   call,
   credit,
   debit,
@@ -107,6 +108,23 @@ const deliveriesOf = async (endpointId: number) =>
     .first<{ n: number }>())!.n;
 
 describe("the consumer's pump", () => {
+  it(`a run delivers at most ${PER_RUN} events, says more only while more wait, and the next run goes on`, async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    const { got, outbound } = receiver();
+    const deps = pumpDeps(outbound, Date.now);
+    await appendHistory(user.id, wallet, PER_RUN);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got).toHaveLength(PER_RUN);
+    await appendHistory(user.id, wallet, PER_RUN + 1);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "more" });
+    expect(got).toHaveLength(2 * PER_RUN);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    const ids = got.map((r) => Number(r.id));
+    expect(ids).toHaveLength(2 * PER_RUN + 1);
+    expect(ids).toEqual([...new Set(ids)].sort((a, b) => a - b));
+  });
+
   it("delivers an endpoint's events of its types in id order, signed, webhook-id the event id, and moves its cursor", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin);
