@@ -42,6 +42,34 @@ describe(`a site with ${WALLETS} wallets`, () => {
     expect(found.get(walletIds[60]!)?.minor).toBe(0);
   });
 
+  it(`the balance verb reads ${MAX_WALLETS_PER_READ} wallets at a time, a full read last at a multiple`, async () => {
+    const service = serviceAs(admin);
+    const reads: number[] = [];
+    const ctx = {
+      ...service,
+      ledger: {
+        ...service.ledger,
+        readBalances: (userId: number, ids: string[]) => {
+          reads.push(ids.length);
+          return service.ledger.readBalances(userId, ids);
+        },
+      },
+    };
+    const readsFor = async (count: number) => {
+      reads.length = 0;
+      const found = await userBalances(ctx, {
+        userId: alice.id,
+        walletIds: walletIds.slice(0, count),
+      });
+      expect(found.size).toBe(count);
+      return [...reads];
+    };
+    const most = MAX_WALLETS_PER_READ;
+    expect(await readsFor(most)).toEqual([most]);
+    expect(await readsFor(most + 1)).toEqual([most, 1]);
+    expect(await readsFor(2 * most)).toEqual([most, most]);
+  });
+
   it("the console's user page shows every balance", async () => {
     const { request, signIn } = consoleOf(testApp());
     const page = await request(`/users/${alice.id}`, { cookie: await signIn(admin) });
