@@ -9,6 +9,7 @@ import { createDb } from "../src/db/client";
 import { newestEntries, pairBalances } from "../src/db/ledger";
 import { findUsers } from "../src/db/users";
 import { MAX_MINOR } from "../src/ledger/money";
+import { BATCH_ENTRIES_PER_READ, listBatches } from "../src/wallet/batch-reads";
 import { reverseBatch } from "../src/wallet/batch-reversal";
 import {
   type BatchOperation,
@@ -908,5 +909,29 @@ describe("money arriving between a refusal and its naming", () => {
     );
     expect(reason).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
     expect(await balance(seller.id, walletId)).toBe(1000);
+  });
+});
+
+describe(`a page of batches, read about ${BATCH_ENTRIES_PER_READ} entries at a time`, () => {
+  it("reads exactly that many entries in one read, and a batch more in the next", {
+    timeout: 60_000,
+  }, async () => {
+    const { buyer, walletId, ctx } = await setup();
+    const perBatch = 100;
+    const fill = BATCH_ENTRIES_PER_READ / perBatch;
+    for (let i = 0; i <= fill; i++)
+      await unbalanced(
+        ctx,
+        ...Array.from({ length: perBatch }, () => op("credit", buyer.id, walletId, "0.01")),
+      );
+    /** The batches each read of the page holds. */
+    const reads = async (perPage: number) => {
+      const { batches } = await listBatches(ctx, { userId: buyer.id, page: 1, perPage });
+      const sizes: number[] = [];
+      for await (const read of batches) sizes.push(read.length);
+      return sizes;
+    };
+    expect(await reads(fill)).toEqual([fill]);
+    expect(await reads(fill + 1)).toEqual([fill, 1]);
   });
 });
