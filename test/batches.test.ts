@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BATCH_ENTRIES_PER_READ } from "../src/wallet/batch-reads";
+import { MAX_OPERATIONS } from "../src/wallet/batches";
 import {
   balanceOf,
   CLEAN,
@@ -116,6 +117,25 @@ describe("POST /batches", () => {
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, buyer.id, wallet)).toBe(1);
     expect(await balanceOf(admin, seller.id, wallet)).toBe(0);
+  });
+
+  it("takes the most operations a batch may hold, as JSON and as a form's operations[99]", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const json = await post(admin, {
+      request_id: unique("most"),
+      operations: Array.from({ length: MAX_OPERATIONS }, () => base(wallet, buyer.id)),
+    });
+    expect(json.status, json.text).toBe(200);
+    expect(json.body.data.transaction_ids).toHaveLength(MAX_OPERATIONS);
+    // Named last first, so PHP's array is no list: read by its indexes, up to operations[99].
+    const fields = new URLSearchParams({ request_id: unique("most") });
+    for (let i = MAX_OPERATIONS - 1; i >= 0; i--)
+      for (const [field, value] of Object.entries(base(wallet, buyer.id)))
+        fields.set(`operations[${i}][${field}]`, String(value));
+    const form = await post(admin, fields);
+    expect(form.status, form.text).toBe(200);
+    expect(form.body.data.transaction_ids).toHaveLength(MAX_OPERATIONS);
+    expect(await balanceOf(admin, buyer.id, wallet)).toBe(2 * MAX_OPERATIONS);
   });
 
   it.each([100, 101, 9999])(
