@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import {
+  appendHistory,
   arrivingAfterRefusal,
   balanceOf,
   CLEAN,
@@ -775,6 +776,19 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
     // A page past the end is past it however large its number, never the first page again.
     for (const page of ["3", "9007199254740993", `1${"0".repeat(30)}`, "1e308"])
       expect(await search(`meta_key=currency&meta_value=${own}&page_no=${page}`), page).toEqual([]);
+  });
+
+  it("holds at most 100 posts a page, whatever posts_per_page asks", async () => {
+    const own = await makeWallet(admin);
+    await appendHistory(alice.id, own, 101);
+    for (const asked of ["100", "101", "-101", "-1"])
+      expect(
+        await search(`meta_key=currency&meta_value=${own}&posts_per_page=${asked}`),
+        asked,
+      ).toHaveLength(100);
+    expect(
+      await search(`meta_key=currency&meta_value=${own}&posts_per_page=101&page_no=2`),
+    ).toHaveLength(1);
   });
 
   it("finds a meta_data key whatever its ASCII case", async () => {
