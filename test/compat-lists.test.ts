@@ -546,6 +546,17 @@ describe("GET credits, debits, transfers", () => {
     });
   });
 
+  it("holds at most 100 credits a page, whatever per_page asks", async () => {
+    // The list is the site's: this file's 101 credits make sure it has more than a page.
+    const own = await makeWallet(admin);
+    await appendHistory(alice.id, own, 101);
+    for (const asked of ["100", "101"]) {
+      const res = await get(`/credits?per_page=${asked}`, admin.bearer);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data, asked).toHaveLength(100);
+    }
+  });
+
   it("lists debits, paged with page/per_page (RimplenetController.php:135 listDebits)", async () => {
     const res = await get("/debits?per_page=1&page=1", admin.bearer);
     if (res.status === 200) {
