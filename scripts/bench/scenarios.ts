@@ -118,11 +118,6 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
   return scenarios;
 }
 
-/**
- * Returns a maker of the app's scenarios on one server, with its administrator's `auth` and the
- * fixtures made there. Credits' request_ids and the login's turn run on across every server and
- * pass made by one maker, so no request_id repeats within a run.
- */
 /** The app's scenarios by name (appScenarioMaker makes exactly these). */
 export const APP_SCENARIOS = [
   "credits",
@@ -144,6 +139,11 @@ export const APP_SCENARIOS = [
   "login",
 ] as const;
 
+/**
+ * Returns a maker of the app's scenarios on one server, with its administrator's `auth` and the
+ * fixtures made there. Credits' request_ids and the login's turn run on across every server and
+ * pass made by one maker, so no request_id repeats within a run.
+ */
 export function appScenarioMaker(runId: string) {
   let creditSeq = 0;
   let batchSeq = 0;
