@@ -63,6 +63,14 @@ const FRESH_START = [
   "test/request-shapes.test.ts",
 ];
 
+/** The reliability files that may run beside one another (the project "reliability" below). */
+const RELIABILITY_BESIDE = [
+  "test/reliability/authz.test.ts",
+  "test/reliability/crash.test.ts",
+  "test/reliability/throttle.test.ts",
+  "test/reliability/webhooks.test.ts",
+];
+
 /**
  * standardwebhooks' dist/*.js each name a source map (`//# sourceMappingURL=index.js.map`) whose
  * sources, ../src/*.ts, the package does not ship. Vite reads that map when it transforms the
@@ -215,15 +223,37 @@ export default defineConfig(async () => {
             },
           },
         },
+        // The reliability suite over HTTP against a real `wrangler dev` (npm run test:reliability;
+        // not part of npm test), in two projects run one after the other (sequence.groupOrder). One
+        // server for every section, started by the global setup (once for both).
         {
-          // The reliability suite over HTTP against a real `wrangler dev` (npm run test:reliability;
-          // not part of npm test). One server for every section, started by the global setup; the
-          // files run one after another, since they share it and the timing checks need quiet.
+          // First, two files at a time: those that measure no time and write nothing another reads
+          // while they run. The webhooks file mostly waits (a lease the SIGKILL leaves runs out), so
+          // the others run beside it. Only authz uses the shared server here: its refusals compare
+          // table counts, which another file's writes there would move. The servers these files
+          // start at once do not race for wrangler's inspector port 9229: the shared one, up
+          // before any file, holds it (unless another process does), so each takes another.
           test: {
             name: "reliability",
             environment: "node",
-            include: ["test/reliability/**/*.test.ts"],
+            include: RELIABILITY_BESIDE,
             globalSetup: ["./test/reliability/global-setup.ts"],
+            sequence: { groupOrder: 1 },
+            maxWorkers: 2,
+            testTimeout: 300_000,
+            hookTimeout: 120_000,
+          },
+        },
+        {
+          // Then one file at a time, on a quiet machine: the timing checks, the loads (concurrency,
+          // overload) and the hostile cases, whose latency figures a neighbour would skew.
+          test: {
+            name: "reliability-quiet",
+            environment: "node",
+            include: ["test/reliability/**/*.test.ts"],
+            exclude: [...configDefaults.exclude, ...RELIABILITY_BESIDE],
+            globalSetup: ["./test/reliability/global-setup.ts"],
+            sequence: { groupOrder: 2 },
             fileParallelism: false,
             testTimeout: 300_000,
             hookTimeout: 120_000,

@@ -1,7 +1,9 @@
 // Starts the run's server once for every section: `wrangler dev` on a free 127.0.0.1 port, with
 // throwaway D1 state, migrated and seeded, serving a copy of the worker taken now; hands its address
 // to the test files (provide/inject); on teardown stops it, removes the copy and prints the run's
-// summary.
+// summary. Both projects of the suite (vitest.config.ts) name this file, and vitest runs it once per
+// project: the second finds the first's run in this process and shares it, and the last teardown
+// ends it.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +21,27 @@ function seedFromEnv() {
   return seed;
 }
 
+type Shared = { run: Promise<ReliabilityRun & { end(): Promise<void> }>; users: number };
+// Kept on globalThis: each project loads this module anew.
+const SHARED = Symbol.for("wallet-ledger reliability: the run's server");
+const kept = globalThis as typeof globalThis & { [SHARED]?: Shared };
+
 export default async function setup(project: TestProject) {
+  const shared = (kept[SHARED] ??= { run: start(), users: 0 });
+  shared.users++;
+  const { end, ...run } = await shared.run.catch((error) => {
+    kept[SHARED] = undefined;
+    throw error;
+  });
+  project.provide("reliability", run);
+  return async () => {
+    if (--shared.users > 0) return;
+    kept[SHARED] = undefined;
+    await end();
+  };
+}
+
+async function start() {
   const startedAtMs = Date.now();
   const seed = seedFromEnv();
   const app = snapshotApp();
@@ -32,7 +54,7 @@ export default async function setup(project: TestProject) {
   console.log(
     `Reliability run: seed ${seed}; wrangler dev on ${server.base} serving a copy of the worker in ${app.dir}, state in ${server.stateDir} (${((Date.now() - startedAtMs) / 1000).toFixed(1)} s to start)`,
   );
-  const run: ReliabilityRun = {
+  return {
     base: server.base,
     api: server.api,
     stateDir: server.stateDir,
@@ -41,12 +63,11 @@ export default async function setup(project: TestProject) {
     seed,
     startedAtMs,
     runDir,
-  };
-  project.provide("reliability", run);
-  return async () => {
-    await server.stop({ keepState: false });
-    app.remove();
-    printSummary(runDir, seed, startedAtMs);
-    rmSync(runDir, { recursive: true, force: true });
+    async end() {
+      await server.stop({ keepState: false });
+      app.remove();
+      printSummary(runDir, seed, startedAtMs);
+      rmSync(runDir, { recursive: true, force: true });
+    },
   };
 }

@@ -5,7 +5,8 @@
 // (the account's ceiling locks unknown ones), an administrator's unlock lets the user in at once,
 // and 100 failures from one address lock that address. Every request names its client with
 // CF-Connecting-IP (wrangler dev keeps a client's value; Cloudflare sets it in production), so this
-// section's addresses are its own.
+// section's addresses are its own. So is its server: the users it makes would move the table counts
+// of the authorization checks, which run beside it on the run's server (vitest.config.ts).
 import { it } from "vitest";
 import { type Ctx, createUser } from "./api";
 import { type Answer, at, check, note, send, unique } from "./harness";
@@ -42,7 +43,7 @@ function isLocked(res: Answer, min: number, max: number) {
   );
 }
 
-const { ctx } = section("throttle");
+const { ctx } = section("throttle", { ownServer: true });
 
 it("10 failures lock an account from that address (the right password then answers 429 there); other addresses and accounts sign in; a burst checks at most 10", async () => {
   const [locked, other, burst] = await Promise.all([
