@@ -253,8 +253,9 @@ export async function startServer({
    */
   wranglerDev?: boolean;
   /**
-   * The DevTools inspector's port: a free one, as other servers may hold 9229. Under wrangler dev it
-   * is the CLI's proxy; under Miniflare alone, workerd's own.
+   * The DevTools inspector's port. Under wrangler dev it is the CLI's proxy, a free port by default:
+   * wrangler's own default, 9229, is taken by whichever of two servers starting at once binds it
+   * first, and the other exits. Under Miniflare alone, workerd's own, none unless given.
    */
   inspectorPort?: number;
   /** More vars for the worker (e.g. WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_LOCAL for webhooks). */
@@ -269,9 +270,12 @@ export async function startServer({
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];
-  const removeOwnState = () => {
-    if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
+  /** What this call made for the server: the temporary state and the config's copy. */
+  const removeOwn = ({ keepState }: { keepState: boolean }) => {
+    if (!keepState) rmSync(stateDir, { recursive: true, force: true });
+    if (config !== shippedConfig) rmSync(config, { force: true });
   };
+  const removeOwnState = () => removeOwn({ keepState: persistTo !== undefined });
   try {
     // Copying a prepared state over a kept one would replace its database with an empty one.
     if (!existsSync(join(stateDir, "v3", "d1")))
@@ -299,6 +303,7 @@ export async function startServer({
   }
 
   async function launch(listenPort: number): Promise<Server> {
+    const inspector = wranglerDev ? (inspectorPort ?? (await freePort())) : inspectorPort;
     const secret = randomBytes(32).toString("hex");
     const base = `http://127.0.0.1:${listenPort}`;
     const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
@@ -317,7 +322,7 @@ export async function startServer({
             // it is not fired by itself.
             "--test-scheduled",
             `--log-level=${logLevel}`,
-            ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
+            ...(inspector === undefined ? [] : ["--inspector-port", String(inspector)]),
             ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
           ],
           // Wrangler's debug file of every line the worker logs goes with the server's state, not
@@ -332,7 +337,7 @@ export async function startServer({
             vars,
             logs: onStdout !== undefined,
             emulations,
-            inspectorPort,
+            inspectorPort: inspector,
             bundle: bundleFolder(shippedConfig),
           },
           { stdio },
@@ -346,34 +351,39 @@ export async function startServer({
       child,
       jwtSecret: secret,
       async stop({ signal = "SIGTERM", keepState = persistTo !== undefined } = {}) {
-        const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
-        if (running()) {
-          const exited = new Promise((r) => child.once("exit", r));
-          try {
-            process.kill(-child.pid!, signal);
-          } catch {
-            // already gone
-          }
-          // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
-          await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
-          if (running()) {
-            try {
-              process.kill(-child.pid!, "SIGKILL"); // did not stop in 10 s
-            } catch {
-              // gone meanwhile
-            }
-          }
-        }
-        live.delete(server);
-        if (!keepState) rmSync(stateDir, { recursive: true, force: true });
-        if (config !== shippedConfig) rmSync(config, { force: true });
+        await halt(signal);
+        removeOwn({ keepState });
       },
     };
+    /** Ends the server's processes (SIGKILL after 10 s), leaving its state and config. */
+    async function halt(signal: NodeJS.Signals) {
+      const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
+      if (running()) {
+        const exited = new Promise((r) => child.once("exit", r));
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          // already gone
+        }
+        // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+        if (running()) {
+          try {
+            process.kill(-child.pid!, "SIGKILL"); // did not stop in 10 s
+          } catch {
+            // gone meanwhile
+          }
+        }
+      }
+      live.delete(server);
+    }
     live.add(server);
     try {
       await waitUntilUp(`${base}/wp-json/`, child, 60_000);
     } catch (error) {
-      await server.stop({ keepState: true }); // a server that never came up is not left running
+      // A server that never came up is not left running; its state and config stay for the
+      // next attempt (startServer removes them after the last).
+      await halt("SIGTERM");
       throw error;
     }
     return server;
