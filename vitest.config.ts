@@ -230,9 +230,7 @@ export default defineConfig(async () => {
           // First, two files at a time: those that measure no time and write nothing another reads
           // while they run. The webhooks file mostly waits (a lease the SIGKILL leaves runs out), so
           // the others run beside it. Only authz uses the shared server here: its refusals compare
-          // table counts, which another file's writes there would move. The servers these files
-          // start at once do not race for wrangler's inspector port 9229: the shared one, up
-          // before any file, holds it (unless another process does), so each takes another.
+          // table counts, which another file's writes there would move.
           test: {
             name: "reliability",
             environment: "node",
@@ -279,8 +277,8 @@ export default defineConfig(async () => {
             name: "browser",
             environment: "node",
             include: ["test/browser/**/*.test.ts"],
-            // One file at a time, each with its server and chromium, as for the clients.
-            fileParallelism: false,
+            // Two files at a time (maxWorkers), each with its server and chromium: a file waits
+            // much of its time on them.
             testTimeout: 180_000,
           },
         },

@@ -1,12 +1,13 @@
 // The local migrations of `npm run dev`, `npm run serve`, the importer and the test servers: on a
 // new database one `d1 execute` of every migration, which must leave exactly what wrangler's own
 // `d1 migrations apply` leaves, and hand anything else to `migrations apply`.
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { migrateLocalD1 } from "../../scripts/lib/migrate-local";
-import { runWrangler } from "../../scripts/lib/wrangler";
+import { offlineEnv, runWrangler, WRANGLER } from "../../scripts/lib/wrangler";
 
 const root = mkdtempSync(path.join(tmpdir(), "wallet-migrate-local-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -33,19 +34,32 @@ function schemaAndRecords(args: string[]) {
   return { schema, records };
 }
 
-it("leaves on a new database exactly the schema and records of wrangler's migrations apply", () => {
+it("leaves on a new database exactly the schema and records of wrangler's migrations apply", async () => {
   const byWrangler = ["--persist-to", path.join(root, "wrangler")];
-  const applied = runWrangler(["d1", "migrations", "apply", "DB", "--local", ...byWrangler]);
-  expect(applied.status, applied.stdout + applied.stderr).toBe(0);
+  // wrangler's own way in a process beside this one's (it starts a runtime per migration).
+  const applying = new Promise<{ status: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [WRANGLER, "d1", "migrations", "apply", "DB", "--local", ...byWrangler],
+      { env: offlineEnv(), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, output }));
+  });
   const ours = path.join(root, "ours");
   migrateLocalD1({ persistTo: ours });
+  const applied = await applying;
+  expect(applied.status, applied.output).toBe(0);
 
   const made = schemaAndRecords(["--persist-to", ours]);
   expect(made).toEqual(schemaAndRecords(byWrangler));
   expect(made.records!.length).toBeGreaterThan(25);
-  // Again over the database it made: wrangler's migrations apply, which finds nothing pending.
-  migrateLocalD1({ persistTo: ours });
-  expect(schemaAndRecords(["--persist-to", ours])).toEqual(made);
+  // Over the database it made, wrangler's own command finds nothing pending.
+  const again = runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", ours]);
+  expect(again.stdout).toContain("No migrations to apply");
 }, 300_000);
 
 it("hands a migration the one batch refuses to migrations apply, which names it", () => {
@@ -59,9 +73,6 @@ it("hands a migration the one batch refuses to migrations apply, which names it"
   writeFileSync(path.join(project, "migrations/0001_second.sql"), "CREATE TABLE first (y);");
   const config = path.join(project, "wrangler.toml");
 
+  // The message is migrations apply's: the one batch's failure is not shown.
   expect(() => migrateLocalD1({ config })).toThrow(/0001_second\.sql[\s\S]*already exists/);
-  // What wrangler applies one at a time, it keeps: the first migration, not the second.
-  expect(schemaAndRecords(["--config", config]).records).toEqual([
-    { id: 1, name: "0000_first.sql" },
-  ]);
 }, 300_000);
