@@ -130,9 +130,9 @@ export async function stopAllServers() {
 /**
  * Fills a local state folder with the migrated database and (unless `seedAdmin` is false) ADMIN.
  * Migrating and seeding take wrangler a few seconds each, so a state is made once and copied: it
- * is kept in node_modules/.cache, named by a hash of everything
- * it is made from (the migrations, the D1 binding, the administrator's insert, which wrangler:
- * a test's stand-in for it makes no state a real one reads).
+ * is kept in node_modules/.cache, named by a hash of everything it is made from (the migrations,
+ * the D1 binding, the administrator's insert, which wrangler: a test's stand-in for it makes no
+ * state a real one reads).
  */
 export async function prepareState(
   stateDir: string,
