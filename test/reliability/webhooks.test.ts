@@ -88,6 +88,10 @@ async function start(port: number) {
       "127.0.0.1",
       "--port",
       String(port),
+      // A free DevTools port of its own, as startServer gives every server: wrangler's default,
+      // 9229, may be another server's.
+      "--inspector-port",
+      String(await freePort()),
       "--show-interactive-dev-session=false",
       "--log-level=warn",
       "--test-scheduled",
