@@ -277,6 +277,9 @@ export default defineConfig(async () => {
             name: "browser",
             environment: "node",
             include: ["test/browser/**/*.test.ts"],
+            // The files run in one process, which loads playwright and the server's tools once
+            // (each file still starts and stops its own server and chromium).
+            isolate: false,
             // One file at a time, each with its server and chromium, as for the clients: two at a
             // time took as long in CI (107 s against 109 s), each file twice its time, the cores
             // full.
