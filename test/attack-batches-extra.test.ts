@@ -459,3 +459,55 @@ describe("a batch reversal meeting a write that lands between its reads and its 
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });
+
+describe("a batch meeting a single request that takes a leg's key between its reads and its write", () => {
+  it.each(["credit", "hold"] as const)(
+    "a %s under operation 1's key: 409 naming it, nothing of the batch written",
+    async (kind) => {
+      const admin = await makeAdmin();
+      const [ada, bob] = [await makeUser(), await makeUser()];
+      const wallet = await makeWallet(admin);
+      await credit(admin, { user_id: ada.id, wallet_id: wallet, amount: "10" });
+      const key = unique("race");
+      let single: Json | undefined;
+      const d1 = arrivingBeforeWrite(async () => {
+        const res = await call("POST", kind === "credit" ? "/credits" : "/holds", {
+          auth: admin.bearer,
+          body: { user_id: ada.id, wallet_id: wallet, amount: "2", request_id: `batch:${key}#1` },
+        });
+        expect(res.status, res.text).toBe(200);
+        single = res.body.data;
+      }, MONEY_WRITE);
+      const res = await call("POST", "/batches", {
+        auth: admin.bearer,
+        d1,
+        body: {
+          request_id: key,
+          operations: [
+            { type: "credit", user_id: bob.id, wallet_id: wallet, amount: "1" },
+            { type: "debit", user_id: ada.id, wallet_id: wallet, amount: "9" },
+          ],
+        },
+      });
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.error).toEqual(
+        kind === "credit"
+          ? {
+              "operations[1].txn_id": String(single!.transaction_id),
+              "operations[1].exist": "Transaction already executed",
+            }
+          : {
+              "operations[1].hold_id": String(single!.hold_id),
+              "operations[1].exist": "Hold already placed",
+            },
+      );
+      expect(await stored(bob.id, wallet)).toBe(0);
+      expect(await stored(ada.id, wallet)).toBe(kind === "credit" ? 1200 : 1000);
+      const none = await env.DB.prepare("SELECT count(*) AS n FROM batches WHERE request_key = ?")
+        .bind(key.toLowerCase())
+        .first<number>("n");
+      expect(none).toBe(0);
+      expect(await ledgerViolations()).toEqual(CLEAN);
+    },
+  );
+});
