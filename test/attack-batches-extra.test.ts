@@ -16,6 +16,7 @@ import {
   makeAdmin,
   makeUser,
   makeWallet,
+  storedBalance,
   storingMore,
   type TestUser,
   tableCounts,
@@ -25,17 +26,11 @@ import {
 const post = (admin: TestUser, body: Json) =>
   call("POST", "/batches", { auth: admin.bearer, body });
 
-/** The balance as stored and as the sum of its entries, in stored units. */
+/** The balance as stored, in stored units, once it is seen to be the sum of its entries. */
 async function stored(userId: number, walletId: string) {
-  const row = await env.DB.prepare(
-    `SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ?1 AND wallet_id = ?2), 0) AS balance,
-       (SELECT coalesce(sum(CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END), 0)
-          FROM transactions WHERE user_id = ?1 AND wallet_id = ?2) AS total`,
-  )
-    .bind(userId, walletId)
-    .first<{ balance: number; total: number }>();
-  expect(row!.total, "balance is the sum of its entries").toBe(row!.balance);
-  return row!.balance;
+  const { balance, total } = await storedBalance(userId, walletId);
+  expect(total, "balance is the sum of its entries").toBe(balance);
+  return balance;
 }
 
 describe("a leg's derived request id under the ASCII case fold", () => {

@@ -2,10 +2,9 @@
 // wallets that store extra places; the plugin dialect's credits, debits and transfers on them must
 // move exactly the amount sent (rounded half away from zero to the places the wallet stores), not a
 // tenth or a hundredth of it. The wallets are made by the importer itself, as a live site's are.
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
-import { CLEAN, call, ledgerViolations } from "./helpers";
+import { CLEAN, call, ledgerViolations, storedBalance } from "./helpers";
 import { importedAdmin, runImport } from "./import-helpers";
 import { SITE_OPTIONS, siteDump } from "./site-dump";
 
@@ -50,21 +49,15 @@ function units(text: string, p: number) {
 
 /** The balance as stored, the sum of its entries, and the balance wallet/v1 answers. */
 async function holdings(userId: number, walletId: string) {
-  const row = await env.DB.prepare(
-    `SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ?1 AND wallet_id = ?2), 0) AS balance,
-       (SELECT coalesce(sum(CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END), 0)
-          FROM transactions WHERE user_id = ?1 AND wallet_id = ?2) AS total`,
-  )
-    .bind(userId, walletId)
-    .first<{ balance: number; total: number }>();
+  const row = await storedBalance(userId, walletId);
   const read = await call("GET", "/user-wallet-balance", {
     auth: admin,
     query: { user_id: userId, wallet_id: walletId },
   });
   expect(read.status, read.text).toBe(200);
   return {
-    stored: BigInt(row!.balance),
-    entries: BigInt(row!.total),
+    stored: BigInt(row.balance),
+    entries: BigInt(row.total),
     api: read.body.data[walletId],
   };
 }

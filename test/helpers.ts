@@ -321,6 +321,18 @@ export async function credit(admin: TestUser, body: Json) {
   });
 }
 
+/** A (user, wallet)'s balance as stored and the sum of its entries (`total`), in stored units. */
+export async function storedBalance(userId: number, walletId: string) {
+  const row = await env.DB.prepare(
+    `SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ?1 AND wallet_id = ?2), 0) AS balance,
+       (SELECT coalesce(sum(CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END), 0)
+          FROM transactions WHERE user_id = ?1 AND wallet_id = ?2) AS total`,
+  )
+    .bind(userId, walletId)
+    .first<{ balance: number; total: number }>();
+  return row!;
+}
+
 /** Ledger invariant: every balance equals the sum of its entries and is the head of its chain. */
 export async function ledgerViolations() {
   const { results } = await env.DB.prepare(

@@ -30,6 +30,7 @@ import {
   makeKey,
   makeUser,
   type Reply,
+  storedBalance,
   type TestUser,
   unique,
 } from "./helpers";
@@ -198,13 +199,7 @@ describe("each kind of wallet, step by step", { shuffle: false }, () => {
       const { balance, held } = at(user);
       const available = balance - held;
       const q = { user_id: user.id, wallet_id: wallet };
-      const row = await env.DB.prepare(
-        `SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ?1 AND wallet_id = ?2), 0) AS stored,
-         (SELECT coalesce(sum(CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END), 0)
-            FROM transactions WHERE user_id = ?1 AND wallet_id = ?2) AS total`,
-      )
-        .bind(user.id, wallet)
-        .first<{ stored: number; total: number }>();
+      const row = await storedBalance(user.id, wallet);
       const n = (x: number) => unitsOfNumber(x, places);
       const one = ok(
         await v1("GET", "/user-wallet-balance", undefined, { ...q, formatted: "yes" }),
@@ -226,8 +221,8 @@ describe("each kind of wallet, step by step", { shuffle: false }, () => {
       const page = await con.request(`/users/${user.id}?wallet=${wallet}`, { cookie });
       expect(page.status, page.html).toBe(200);
       expect({
-        stored: BigInt(row!.stored),
-        entries: BigInt(row!.total),
+        stored: BigInt(row.balance),
+        entries: BigInt(row.total),
         balance: n(one[wallet]),
         shown: one.formatted[wallet],
         listed: [n(all.balance), n(all.held), n(all.available)],
