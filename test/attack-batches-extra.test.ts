@@ -4,7 +4,7 @@
 // checked for what it wrote as well as what it said.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { compatCall, GUARDED } from "./compat-helpers";
+import { GUARDED } from "./compat-helpers";
 import { wrappedD1 } from "./d1-counter";
 import {
   arrivingBeforeWrite,
@@ -25,6 +25,10 @@ import {
 
 const post = (admin: TestUser, body: Json) =>
   call("POST", "/batches", { auth: admin.bearer, body });
+
+/** A POST in the plugin's namespace (on for this request), JSON body. */
+const plugin = (path: string, admin: TestUser, body: Json) =>
+  call("POST", `/wp-json/rimplenet/v1${path}`, { auth: admin.bearer, body, vars: GUARDED });
 
 /** The balance as stored, in stored units, once it is seen to be the sum of its entries. */
 async function stored(userId: number, walletId: string) {
@@ -157,15 +161,11 @@ describe("a wallet storing a place more than it shows, with the plugin dialect a
     const [ada, bob, fee] = [await makeUser(), await makeUser(), await makeUser()];
     // 2 display places, stored at 3.
     const wallet = await storingMore(1);
-    const paid = await compatCall("POST", "/wp-json/rimplenet/v1/credits", {
-      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        user_id: ada.id,
-        wallet_id: wallet,
-        amount: "12.345",
-        request_id: unique("c"),
-      }),
-      vars: GUARDED,
+    const paid = await plugin("/credits", admin, {
+      user_id: ada.id,
+      wallet_id: wallet,
+      amount: "12.345",
+      request_id: unique("c"),
     });
     expect(paid.status, paid.text).toBe(200);
     expect(await stored(ada.id, wallet)).toBe(12_345);
@@ -262,16 +262,12 @@ describe("a wallet storing a place more than it shows, with the plugin dialect a
       operations: [{ type: "credit", user_id: ada.id, wallet_id: wallet, amount: "1.01" }],
     });
     expect(posted.status, posted.text).toBe(200);
-    const sent = await compatCall("POST", "/wp-json/rimplenet/v1/transfers", {
-      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        transfer_from_user: ada.id,
-        transfer_to_user: bob.id,
-        wallet_id: wallet,
-        amount_to_transfer: "0.001",
-        request_id: unique("t"),
-      }),
-      vars: GUARDED,
+    const sent = await plugin("/transfers", admin, {
+      transfer_from_user: ada.id,
+      transfer_to_user: bob.id,
+      wallet_id: wallet,
+      amount_to_transfer: "0.001",
+      request_id: unique("t"),
     });
     expect(sent.status, sent.text).toBe(200);
     expect(await stored(ada.id, wallet)).toBe(1_009);
