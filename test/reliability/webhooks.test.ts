@@ -4,17 +4,12 @@
 // restart on the same state. Every event reaches each receiver at least once, verified with
 // `standardwebhooks`; deduplicated by webhook-id, exactly once; and each receiver's accepted
 // deliveries arrive in event id order.
-import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, expect, inject, it } from "vitest";
-import { ADMIN, freePort, prepareState } from "../../scripts/lib/server";
-import { startWranglerDev } from "../../scripts/lib/wrangler";
+import { ADMIN, type Server, startServer } from "../../scripts/lib/server";
 
 const run = inject("reliability");
 const CREDITS = 24;
@@ -64,67 +59,28 @@ function receiver(status: (n: number) => number, delayMs: () => number) {
   };
 }
 
-const stateDir = mkdtempSync(join(tmpdir(), "wallet-state-"));
-await prepareState(stateDir, { config: run.config });
 const vars = {
-  JWT_SECRET: randomBytes(32).toString("hex"),
   WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex"),
   WEBHOOK_ALLOW_LOCAL: "true",
   WEBHOOK_RETRY_BASE_S: "1",
   WEBHOOK_LEASE_S: String(LEASE_S),
 };
-let child: ChildProcess | undefined;
+let server: Server | undefined;
 let base = "";
 
-async function start(port: number) {
-  base = `http://127.0.0.1:${port}`;
-  child = startWranglerDev(
-    [
-      "--config",
-      run.config,
-      "--persist-to",
-      stateDir,
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      // A free DevTools port of its own, as startServer gives every server: wrangler's default,
-      // 9229, may be another server's.
-      "--inspector-port",
-      String(await freePort()),
-      "--show-interactive-dev-session=false",
-      "--log-level=warn",
-      "--test-scheduled",
-      ...Object.entries({ ...vars, SITE_URL: base }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${base}/wp-json/`)).status < 500) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("wrangler dev did not come up");
-}
-
-function kill(signal: NodeJS.Signals) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise((r) => child!.once("exit", r));
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    // gone
-  }
-  return exited;
+/** Starts the server, on `persistTo`'s state after a crash, and signs in its administrator. */
+async function start(persistTo?: string) {
+  server = await startServer({ config: run.config, persistTo, vars });
+  base = server.base;
+  const login = await api("POST", "/users/login", undefined, {
+    user_email: ADMIN.email,
+    user_password: ADMIN.password,
+  });
+  return (login as Json).data.access_token as string;
 }
 
 afterAll(async () => {
-  await kill("SIGTERM");
-  rmSync(stateDir, { recursive: true, force: true });
+  await server?.stop({ keepState: false });
 });
 
 async function api(method: string, path: string, token: string | undefined, body?: unknown) {
@@ -162,13 +118,7 @@ it("every event reaches a flaky and a slow receiver at least once, once after de
     () => 300 + Math.floor(Math.random() * 600),
   );
   const ports = [await flaky.listen(), await slow.listen()];
-  const port = await freePort();
-  await start(port);
-  const login = await api("POST", "/users/login", undefined, {
-    user_email: ADMIN.email,
-    user_password: ADMIN.password,
-  });
-  const token = (login as Json).data.access_token as string;
+  let token = await start();
   const hooks: Json[] = [];
   for (const p of ports) {
     const made = (await api("POST", "/webhooks", token, {
@@ -205,8 +155,8 @@ it("every event reaches a flaky and a slow receiver at least once, once after de
   for (const move of moves) {
     if (done === KILL_AFTER) {
       // A crash mid-stream: the queue's messages and any lease die with it; the sweep recovers.
-      await kill("SIGKILL");
-      await start(port);
+      await server!.stop({ signal: "SIGKILL", keepState: true });
+      token = await start(server!.stateDir);
     }
     const body =
       move.kind === "credits"
