@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { createDb } from "../src/db/client";
 import { listEvents } from "../src/db/events";
-import { countingD1 } from "./d1-counter";
+import { countingD1, wrappedD1 } from "./d1-counter";
 import {
   API,
   appendHistory,
@@ -14,6 +14,7 @@ import {
   makeUser,
   makeWallet,
   PASSWORD,
+  signedToken,
   type TestUser,
   unique,
 } from "./helpers";
@@ -21,19 +22,20 @@ import {
 // D1 cost per route, measured through a binding that counts round trips and sums meta rows.
 // Each route is called once to warm the isolate caches (wallets, usernames, verified keys), then
 // measured: what a request costs in steady state.
-type Call = [method: string, path: string, body?: unknown];
+// A call may name its own credentials (a sign-out ends the session it is sent with).
+type Call = [method: string, path: string, body?: unknown, auth?: string];
 
 /** What the second of two calls `next` makes costs: the first warms the isolate's caches. */
 async function warmCost(auth: string, next: () => Call | Promise<Call>) {
   const counter = countingD1();
   const app = createApp();
-  const send = ([method, path, body]: Call) =>
+  const send = ([method, path, body, as = auth]: Call) =>
     app.request(
       `${API}${path}`,
       {
         method,
         headers: {
-          Authorization: auth,
+          Authorization: as,
           ...(body === undefined ? {} : { "Content-Type": "application/json" }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -212,6 +214,61 @@ describe("D1 cost per route", () => {
     });
     expect(batch.res.status).toBe(200);
     expect(batch.roundTrips).toBe(3);
+  });
+
+  it("an isolate's first credit to a wallet and a user reads both (three round trips), a new isolate's first credit also its migrations and credential", async () => {
+    const { admin, user, wallets } = await fixture();
+    const key = (await makeKey(admin, "read-write")).header;
+    // A binding of its own is a new isolate to the caches (db/isolate-cache.ts is keyed by it).
+    const isolate = () => countingD1(wrappedD1((_statements, send) => send()));
+    const creditThrough = async (
+      counter: ReturnType<typeof countingD1>,
+      auth: string,
+      to: TestUser,
+      wallet: string,
+    ) => {
+      const { value: res, cost } = await counter.measure(() =>
+        createApp().request(
+          `${API}/credits`,
+          {
+            method: "POST",
+            headers: { Authorization: auth, "Content-Type": "application/json" },
+            body: JSON.stringify(creditBody(to, wallet)()),
+          },
+          { ...env, DB: counter.db },
+        ),
+      );
+      expect(res.status).toBe(200);
+      return cost.roundTrips;
+    };
+    // Which migrations D1 holds, the session, the wallet, the user's name, then the write; an API
+    // key's first use also records its last use (at most once a minute per key).
+    expect(await creditThrough(isolate(), admin.bearer, user, wallets[0]!)).toBe(5);
+    expect(await creditThrough(isolate(), key, user, wallets[0]!)).toBe(6);
+    const warm = isolate();
+    await creditThrough(warm, admin.bearer, user, wallets[0]!);
+    expect(await creditThrough(warm, admin.bearer, await makeUser(), wallets[1]!)).toBe(3);
+    expect(await creditThrough(warm, admin.bearer, user, wallets[2]!)).toBe(2);
+    expect(await creditThrough(warm, admin.bearer, user, wallets[2]!)).toBe(1);
+  });
+
+  it("a sign-out takes two round trips (its session read at the primary, then ended), an unlock three (four for an accented username)", async () => {
+    const { admin, user } = await fixture();
+    const signOut = await warmCost(admin.bearer, async () => {
+      const { token } = await signedToken(user);
+      return ["POST", "/users/logout", undefined, `Bearer ${token}`];
+    });
+    expect([signOut.warm, signOut.status]).toEqual([200, 200]);
+    expect(signOut.roundTrips).toBe(2);
+    // The user, then the two logins that may name it (its e-mail and username, read side by side);
+    // an accented username's plain spelling, which signs in too when nobody else holds it, is a third.
+    const unlock = async (who: TestUser) => {
+      const cost = await warmCost(admin.bearer, () => ["POST", `/users/${who.id}/unlock`]);
+      expect([cost.warm, cost.status]).toEqual([200, 200]);
+      return cost.roundTrips;
+    };
+    expect(await unlock(user)).toBe(3);
+    expect(await unlock(await makeUser("subscriber", unique("jösé")))).toBe(4);
   });
 
   it("each money operation writes and reads a fixed budget of rows", async () => {
