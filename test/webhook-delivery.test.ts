@@ -897,6 +897,24 @@ describe("the Worker's queue, cron and write path", () => {
     ).toEqual([]);
   });
 
+  // docs/operations.md quotes this line as it is written: the letter's own count on the
+  // dead-letter queue, where the local runtime starts it afresh (the webhook queue tried the nudge
+  // 11 times before, max_retries 10).
+  it("logs a nudge the queue gave up on as one line with the dead-letter queue's count, delivering nothing", async () => {
+    const { admin, id } = await downEndpoint();
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const batch = createMessageBatch("wallet-webhooks-dlq", [
+      { id: "n", timestamp: new Date(), attempts: 1, body: { endpointId: id } },
+    ]);
+    await worker.queue(batch, env);
+    const result = await getQueueResult(batch, createExecutionContext());
+    const lines = errors.mock.calls.map(([line]) => String(line));
+    vi.restoreAllMocks();
+    expect(result.explicitAcks).toEqual(["n"]);
+    expect(lines).toEqual([`{"webhook_nudge_dropped":{"endpointId":${id}},"attempts":1}`]);
+    expect(await webhook(admin, id)).toMatchObject({ failed_attempts: 0 });
+  });
+
   it("reads WEBHOOK_RETRY_BASE_S as a positive whole number of seconds, anything else as 60", () => {
     for (const [text, seconds] of [
       ["2", 2],
@@ -991,6 +1009,28 @@ describe("the Worker's queue, cron and write path", () => {
     expect(result.retryMessages).toEqual([]);
     expect(result.explicitAcks).toEqual(["old"]);
     expect(sent).toEqual([{ body: { endpointId: id }, delaySeconds: 60 }]);
+  });
+
+  // Of the 10 retries wrangler.toml's max_retries allows a nudge, a failing receiver takes at most
+  // 4 (docs/operations.md): the rest can only be the consumer's own faults.
+  it("retries a nudge in place for a failing receiver on its first 4 attempts, and hands it on at its 5th", async () => {
+    const outcomes: unknown[] = [];
+    for (const attempts of [1, 4, 5]) {
+      const { id } = await downEndpoint();
+      const batch = createMessageBatch<Nudge>("wallet-webhooks", [
+        { id: "m", timestamp: new Date(), attempts, body: { endpointId: id } },
+      ]);
+      const { sent, queue } = fakeQueue();
+      const ctx = createExecutionContext();
+      await worker.queue(batch, { ...env, WEBHOOK_QUEUE: queue });
+      const result = await getQueueResult(batch, ctx);
+      outcomes.push({ attempts, retried: result.retryMessages.length, sent: sent.length });
+    }
+    expect(outcomes).toEqual([
+      { attempts: 1, retried: 1, sent: 0 },
+      { attempts: 4, retried: 1, sent: 0 },
+      { attempts: 5, retried: 0, sent: 1 },
+    ]);
   });
 
   // A var or another binding named WEBHOOK_QUEUE: the fetch handler names it (bound() finds no
