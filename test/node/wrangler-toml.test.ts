@@ -2,6 +2,7 @@
 // the parsed document, and an edit changes the bytes of one value and nothing else.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { getStaticTOMLValue, parseTOML } from "toml-eslint-parser";
 import { describe, expect, it } from "vitest";
 import {
   queueNames,
@@ -26,6 +27,20 @@ describe("wrangler.toml through the parser", () => {
     expect(
       topLevelValue(`account_id = "abc" # mine\n[vars]\naccount_id = "no"\n`, "account_id"),
     ).toBe("abc");
+  });
+
+  // docs/operations.md: a nudge the queue gives up on was tried 11 times; a failing receiver has
+  // it retried at most 4 times (events/queue.ts FRESH_AFTER_ATTEMPTS), the rest were faults.
+  it("retries a webhook nudge 10 times before its dead-letter queue, which has none of its own", () => {
+    const { queues } = getStaticTOMLValue(parseTOML(SHIPPED)) as {
+      queues: { consumers: Record<string, unknown>[] };
+    };
+    const consumer = (queue: string) => queues.consumers.find((c) => c.queue === queue);
+    expect(consumer("wallet-webhooks")).toMatchObject({
+      max_retries: 10,
+      dead_letter_queue: "wallet-webhooks-dlq",
+    });
+    expect(consumer("wallet-webhooks-dlq")).not.toHaveProperty("dead_letter_queue");
   });
 
   it("inserts database_id after database_name, indented like it, and changes nothing else", () => {
