@@ -9,6 +9,7 @@ import {
   appendHistory,
   call,
   credit,
+  type Json,
   makeAdmin,
   makeKey,
   makeUser,
@@ -357,6 +358,80 @@ describe("D1 cost per route", () => {
       });
       expect(rowsRead, name).toBeLessThanOrEqual(most.rowsRead);
     }
+  });
+
+  it("an entry's INSERT … SELECT binds at most 36 values (a reversal's), far below D1's 100", async () => {
+    // docs/scaling.md quotes these: what each movement's entries bind, in the order written.
+    const { admin, user, wallet } = await fixture();
+    const other = await makeUser();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
+    let binds: number[] = [];
+    const d1 = wrappedD1(async (statements, send) => {
+      for (const s of statements) {
+        const { statement, params } = s as unknown as { statement: string; params: unknown[] };
+        if (statement.startsWith('insert into "transactions"')) binds.push(params.length);
+      }
+      return send();
+    });
+    const app = createApp();
+    const post = async (path: string, body: unknown = {}) => {
+      binds = [];
+      const res = await app.request(
+        `${API}${path}`,
+        {
+          method: "POST",
+          headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        },
+        { ...env, DB: d1 },
+      );
+      expect(res.status, path).toBe(200);
+      return { data: ((await res.json()) as Json).data, binds };
+    };
+    const money = (key: string) => ({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "1.25",
+      request_id: unique(key),
+    });
+    const transfer = {
+      from_user_id: user.id,
+      to_user_id: other.id,
+      wallet_id: wallet,
+      amount: "0.01",
+    };
+    const credited = await post("/credits", money("c"));
+    const transferred = await post("/transfers", { ...transfer, request_id: unique("t") });
+    const held = await post("/holds", money("h"));
+    const batch = await post("/batches", {
+      request_id: unique("b"),
+      operations: [
+        { type: "debit", user_id: user.id, wallet_id: wallet, amount: "0.03" },
+        { type: "credit", user_id: other.id, wallet_id: wallet, amount: "0.02" },
+        { type: "transfer", ...transfer },
+      ],
+    });
+    const reverse = (id: number) =>
+      post(`/transactions/${id}/reverse`, { request_id: unique("r") });
+    expect({
+      credit: credited.binds,
+      debit: (await post("/debits", money("d"))).binds,
+      transfer: transferred.binds,
+      reversal: (await reverse(credited.data.transaction_id)).binds,
+      "transfer's reversal": (await reverse(transferred.data.debit_transaction_id)).binds,
+      capture: (await post(`/holds/${held.data.hold_id}/capture`)).binds,
+      batch: batch.binds,
+      "batch's reversal": (await post(`/batches/${batch.data.batch_id}/reverse`)).binds,
+    }).toEqual({
+      credit: [35],
+      debit: [35],
+      transfer: [35, 32],
+      reversal: [36],
+      "transfer's reversal": [36, 32],
+      capture: [33],
+      batch: [31, 31, 31, 31],
+      "batch's reversal": [31, 31, 31, 31],
+    });
   });
 
   it("a balance read costs the same after 10 and after 5,000 entries", async () => {
