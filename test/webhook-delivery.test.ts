@@ -897,21 +897,20 @@ describe("the Worker's queue, cron and write path", () => {
     ).toEqual([]);
   });
 
-  // docs/operations.md quotes this line as it is written: the letter's own count on the
-  // dead-letter queue, where the local runtime starts it afresh (the webhook queue tried the nudge
-  // 11 times before, max_retries 10).
-  it("logs a nudge the queue gave up on as one line with the dead-letter queue's count, delivering nothing", async () => {
+  // docs/operations.md quotes this line as it is written. Without the letter's `attempts`: that
+  // is the dead-letter queue's own count, which starts afresh there, not the webhook queue's.
+  it("logs a nudge the queue gave up on as one line naming its endpoint, delivering nothing", async () => {
     const { admin, id } = await downEndpoint();
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const batch = createMessageBatch("wallet-webhooks-dlq", [
-      { id: "n", timestamp: new Date(), attempts: 1, body: { endpointId: id } },
+      { id: "n", timestamp: new Date(), attempts: 3, body: { endpointId: id } },
     ]);
     await worker.queue(batch, env);
     const result = await getQueueResult(batch, createExecutionContext());
     const lines = errors.mock.calls.map(([line]) => String(line));
     vi.restoreAllMocks();
     expect(result.explicitAcks).toEqual(["n"]);
-    expect(lines).toEqual([`{"webhook_nudge_dropped":{"endpointId":${id}},"attempts":1}`]);
+    expect(lines).toEqual([`{"webhook_nudge_dropped":{"endpointId":${id}}}`]);
     expect(await webhook(admin, id)).toMatchObject({ failed_attempts: 0 });
   });
 

@@ -340,11 +340,7 @@ export function consumeDeadLetters(messages: readonly Message<unknown>[]) {
     const body = m.body;
     const event = isEventLetter(m);
     console.error(
-      JSON.stringify(
-        event
-          ? { webhook_dead_letter: body }
-          : { webhook_nudge_dropped: body, attempts: m.attempts },
-      ),
+      JSON.stringify(event ? { webhook_dead_letter: body } : { webhook_nudge_dropped: body }),
     );
     m.ack();
   }
