@@ -450,6 +450,24 @@ describe("the console's Statement section", () => {
     expect(chart).toMatch(/class="tick"[^>]*>₦100\.00</);
   });
 
+  it("marks a balance of one entry with a dot, where a line of one point draws nothing", async () => {
+    const once = await makeUser();
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: once.id, wallet_id: wallet, amount: "7.00", request_id: unique("c") },
+    });
+    expect(res.status, res.text).toBe(200);
+    const one = await request(`/users/${once.id}`, cookie);
+    const chart = one.html.slice(one.html.indexOf('<svg class="chart"'));
+    expect(chart).toMatch(/<circle cx="[\d.]+" cy="[\d.]+" r="4" fill="#1d2330"><\/circle>/);
+    expect(chart).not.toContain("<polyline");
+    // Two entries or more: a line, no dot.
+    const many = await request(`/users/${alice.id}`, cookie);
+    const line = many.html.slice(many.html.indexOf('<svg class="chart"'));
+    expect(line).toContain("<polyline");
+    expect(line).not.toContain("<circle");
+  });
+
   it("draws a chart's text large enough to read on a phone, with room for it beside the axis", async () => {
     const css = await (await app.request(`${BASE}/console.css`, {}, env)).text();
     // A 390 px phone draws the 600-unit chart about 350 px wide: 20 units are 11.7 px.

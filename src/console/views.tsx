@@ -506,13 +506,18 @@ export function Chart(props: {
           {t.text}
         </text>
       ))}
-      {props.lines.map((l) => (
-        <polyline
-          fill="none"
-          {...pen(l)}
-          points={l.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ")}
-        />
-      ))}
+      {props.lines.map((l) =>
+        // A line of one point (a user's first entry) draws nothing as a polyline: a dot marks it.
+        l.points.length === 1 ? (
+          <circle cx={sx(l.points[0]!.x)} cy={sy(l.points[0]!.y)} r="4" fill={pen(l).stroke} />
+        ) : (
+          <polyline
+            fill="none"
+            {...pen(l)}
+            points={l.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ")}
+          />
+        ),
+      )}
       <text x={left} y={h - 6}>
         {props.xLabels[0]}
       </text>
