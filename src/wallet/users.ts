@@ -5,7 +5,7 @@ import { type Db, errorText } from "../db/client";
 import {
   type Clashes,
   deleteUserIfUnused,
-  findLoginUser,
+  findLoginUsers,
   findUserBy,
   insertUserIfFree,
 } from "../db/users";
@@ -83,16 +83,15 @@ export async function createSubscriber(
  */
 export async function loginsOf(db: Db, user: { id: number; username: string; email: string }) {
   const plain = accentlessLogin(user.username);
-  const names = async (login: string) => (await findLoginUser(db, login))?.id === user.id;
-  const nobodys = async (login: string) => (await findLoginUser(db, login)) === undefined;
-  const [email, username, accentless] = await Promise.all([
-    names(user.email),
-    names(user.username),
-    plain !== user.username && nobodys(plain),
+  const accented = plain !== user.username;
+  const [email, username, accentless] = await findLoginUsers(db, [
+    user.email,
+    user.username,
+    ...(accented ? [plain] : []),
   ]);
   return [
-    ...(email ? [user.email] : []),
-    ...(username ? [user.username] : []),
-    ...(accentless ? [plain] : []),
+    ...(email?.id === user.id ? [user.email] : []),
+    ...(username?.id === user.id ? [user.username] : []),
+    ...(accented && accentless === undefined ? [plain] : []),
   ];
 }
