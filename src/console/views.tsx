@@ -509,7 +509,12 @@ export function Chart(props: {
       {props.lines.map((l) =>
         // A line of one point (a user's first entry) draws nothing as a polyline: a dot marks it.
         l.points.length === 1 ? (
-          <circle cx={sx(l.points[0]!.x)} cy={sy(l.points[0]!.y)} r="4" fill={pen(l).stroke} />
+          <circle
+            cx={sx(l.points[0]!.x).toFixed(1)}
+            cy={sy(l.points[0]!.y).toFixed(1)}
+            r="4"
+            fill={pen(l).stroke}
+          />
         ) : (
           <polyline
             fill="none"
