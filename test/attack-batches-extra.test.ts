@@ -11,8 +11,10 @@ import {
   CLEAN,
   call,
   credit,
+  debit,
   type Json,
   ledgerViolations,
+  makeAccount,
   makeAdmin,
   makeUser,
   makeWallet,
@@ -39,9 +41,7 @@ async function stored(userId: number, walletId: string) {
 
 describe("a leg's derived request id under the ASCII case fold", () => {
   it("a single credit whose key differs from a leg's only in letter case is that leg's repeat", async () => {
-    const admin = await makeAdmin();
-    const user = await makeUser();
-    const wallet = await makeWallet(admin);
+    const { admin, user, wallet } = await makeAccount();
     const key = unique("Sale-Case");
     const posted = await post(admin, {
       request_id: key,
@@ -65,19 +65,14 @@ describe("a leg's derived request id under the ASCII case fold", () => {
   });
 
   it("a batch whose leg key a single debit took in other letters is refused naming that leg", async () => {
-    const admin = await makeAdmin();
-    const user = await makeUser();
-    const wallet = await makeWallet(admin);
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "10" });
     const key = unique("pre-case");
-    const single = await call("POST", "/debits", {
-      auth: admin.bearer,
-      body: {
-        user_id: user.id,
-        wallet_id: wallet,
-        amount: "1",
-        request_id: `Batch:${key.toUpperCase()}#1`,
-      },
+    const single = await debit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "1",
+      request_id: `Batch:${key.toUpperCase()}#1`,
     });
     expect(single.status, single.text).toBe(200);
     const before = await tableCounts();
@@ -98,9 +93,7 @@ describe("a leg's derived request id under the ASCII case fold", () => {
   });
 
   it("a hold placed under a leg's key after the batch is refused as that leg's repeat", async () => {
-    const admin = await makeAdmin();
-    const user = await makeUser();
-    const wallet = await makeWallet(admin);
+    const { admin, user, wallet } = await makeAccount();
     const key = unique("hold-leg");
     const posted = await post(admin, {
       request_id: key,
@@ -123,9 +116,7 @@ describe("a leg's derived request id under the ASCII case fold", () => {
 
 describe("the longest batch key", () => {
   it("writes legs whose derived keys pass 191 characters, and answers its repeat 409", async () => {
-    const admin = await makeAdmin();
-    const user = await makeUser();
-    const wallet = await makeWallet(admin);
+    const { admin, user, wallet } = await makeAccount();
     const key = `${unique("k")}${"x".repeat(191)}`.slice(0, 191);
     const operations = Array.from({ length: 12 }, () => ({
       type: "credit",
