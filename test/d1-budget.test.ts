@@ -9,7 +9,6 @@ import {
   appendHistory,
   call,
   credit,
-  type Json,
   makeAdmin,
   makeKey,
   makeUser,
@@ -229,17 +228,14 @@ describe("D1 cost per route", () => {
       wallet: string,
     ) => {
       const { value: res, cost } = await counter.measure(() =>
-        createApp().request(
-          `${API}/credits`,
-          {
-            method: "POST",
-            headers: { Authorization: auth, "Content-Type": "application/json" },
-            body: JSON.stringify(creditBody(to, wallet)()),
-          },
-          { ...env, DB: counter.db },
-        ),
+        call("POST", "/credits", {
+          auth,
+          body: creditBody(to, wallet)(),
+          app: createApp(),
+          d1: counter.db,
+        }),
       );
-      expect(res.status).toBe(200);
+      expect(res.status, res.text).toBe(200);
       return cost.roundTrips;
     };
     // Which migrations D1 holds, the session, the wallet, the user's name, then the write; an API
@@ -376,17 +372,9 @@ describe("D1 cost per route", () => {
     const app = createApp();
     const post = async (path: string, body: unknown = {}) => {
       binds = [];
-      const res = await app.request(
-        `${API}${path}`,
-        {
-          method: "POST",
-          headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-          body: JSON.stringify(body),
-        },
-        { ...env, DB: d1 },
-      );
+      const res = await call("POST", path, { auth: admin.bearer, body, app, d1 });
       expect(res.status, path).toBe(200);
-      return { data: ((await res.json()) as Json).data, binds };
+      return { data: res.body.data, binds };
     };
     const money = (key: string) => ({
       user_id: user.id,
