@@ -1538,6 +1538,10 @@ describe("a batch", () => {
     for (const u of [carol, alice])
       expect(page.html).toContain(`/users/${u.id}">${u.username} (user ${u.id})</a>`);
     expect(page.html).toContain(`Reverse batch ${id}`);
+    // The browser asks first (console.js), as a hold's capture and void and a key's revoke do.
+    expect(page.html).toContain(
+      `action="/wallet-admin/batches/${id}/reverse" data-confirm="Reverse batch ${id}? The opposite of all 2 of its legs is written, and a reversal cannot be undone."`,
+    );
     // Posted without balanced: true, so said not to be (the words whole: "balanced" is in both).
     expect(page.html).toContain("UTC, not balanced. Status: <strong>completed</strong>");
     // The legs sit in a card, as every table of the console does: on the page's grey, the table's

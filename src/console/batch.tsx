@@ -101,7 +101,12 @@ function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
       </p>
       <Legs d={props.d} />
       {batch.status === "completed" && batch.reverses_batch_id === null && alone.size === 0 ? (
-        <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
+        <form
+          class="stack card"
+          method="post"
+          action={`${BASE}/batches/${id}/reverse`}
+          data-confirm={`Reverse batch ${id}? The opposite of all ${batch.transactions.length} of its legs is written, and a reversal cannot be undone.`}
+        >
           <p>
             This writes the opposite of every leg, newest first, or none of them. It cannot be
             undone, and a batch is reversed at most once.
