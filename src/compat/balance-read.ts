@@ -6,7 +6,6 @@ import { send } from "../http/envelope";
 import type { Input, RouteInfo } from "../http/route";
 import { compatPublicReads } from "../settings";
 import { namedBalances } from "../wallet/balances";
-import { Refusal } from "../wallet/refusal";
 import { asciiLower, formatMoney, major } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
 import { pluginUserRef } from "./identity";
@@ -87,13 +86,7 @@ export async function answerPluginBalances(
   const refused = entitiesRequired(c, sent, keyBy);
   if (refused) return refused;
   const read = { user, walletIds: wallets.map((w) => w.id), public: compatPublicReads(c.env) };
-  const { userId, found: balances } = await namedBalances(c.var.service, read).catch(
-    (err: unknown) => {
-      if (err instanceof Refusal && err.reason.code === "forbidden")
-        throw balanceRoute.refusals.forbidden();
-      throw err;
-    },
-  );
+  const { userId, found: balances } = await namedBalances(c.var.service, read);
 
   const found: Found[] = [];
   for (const [index, { piece, id }] of wallets.entries()) {

@@ -40,7 +40,6 @@ export const compatWalletSummary = defineRoute(
     const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
       const code = err instanceof Refusal ? err.reason.code : undefined;
       if (code === "user_not_found") return null;
-      if (code === "forbidden") throw refusals.forbidden();
       if (code === "wallet_not_found") throw invalidWallet();
       throw err;
     });

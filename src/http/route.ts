@@ -9,6 +9,7 @@ import * as v from "valibot";
 import type { Scope } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
+import { Refusal } from "../wallet/refusal";
 import { requireCredentials } from "./auth";
 import { type ErrorCode, forgotGone, permissionDenied, type Refusals } from "./errors";
 import { pathIdField, userIdField } from "./fields";
@@ -111,9 +112,20 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       });
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
-      // The input is read per run: a reader may look up (cached) users and wallets.
-      const run = async () =>
-        handler(c, (info.params ? await info.params.read(c, params) : undefined) as T);
+      // The input is read per run: a reader may look up (cached) users and wallets. A verb's
+      // refusal of the caller answers in the dialect's words, as the checks above do.
+      const run = async () => {
+        try {
+          return await handler(
+            c,
+            (info.params ? await info.params.read(c, params) : undefined) as T,
+          );
+        } catch (err) {
+          throw err instanceof Refusal && err.reason.code === "forbidden"
+            ? refusals.forbidden()
+            : err;
+        }
+      };
       try {
         return await run();
       } catch (err) {

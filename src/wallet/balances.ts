@@ -3,8 +3,8 @@ import { inRuns } from "../db/client";
 import type { Wallet } from "../db/schema";
 import { seconds } from "../ledger/entries";
 import type { Ledger } from "../ledger/writer";
-import { readUserId, requireReader, type ServiceContext } from "./context";
-import { userIdOf } from "./directory";
+import { readUserId, type ServiceContext } from "./context";
+import { readableUserId, userIdOf } from "./directory";
 import type { UserRef } from "./movements";
 import { Refusal } from "./refusal";
 import { balancesAt } from "./statements";
@@ -83,9 +83,7 @@ export async function namedBalances(
   ctx: ServiceContext,
   q: { user: UserRef | null; walletIds: readonly string[]; public: boolean },
 ) {
-  if (!q.public) requireReader(ctx, undefined);
-  const userId = await userIdOf(ctx, q.user);
-  if (!q.public) requireReader(ctx, userId ?? Number.NaN);
+  const userId = q.public ? await userIdOf(ctx, q.user) : await readableUserId(ctx, q.user);
   if (q.walletIds.length > MAX_WALLETS_PER_READ)
     throw new Refusal({
       code: "invalid_field",

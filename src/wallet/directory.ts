@@ -48,6 +48,17 @@ export async function userIdOf(ctx: ServiceContext, ref: UserRef | null) {
   return (await findUserBy(ctx.db, ref))?.id ?? null;
 }
 
+/**
+ * The id of the user `ref` names (null: nobody), for a caller who may read about that user, as
+ * readUser asks it: before the look-up, and after it alike whether or not the user exists.
+ */
+export async function readableUserId(ctx: ServiceContext, ref: UserRef | null) {
+  requireReader(ctx, undefined);
+  const userId = await userIdOf(ctx, ref);
+  requireReader(ctx, userId ?? Number.NaN);
+  return userId;
+}
+
 /** Every wallet with its post_id, which never changes and is never another wallet's (the plugin's). */
 export async function walletRows(ctx: ServiceContext) {
   requireAdmin(ctx, "read");

@@ -4,8 +4,8 @@ import { walletPosition } from "../db/holds";
 import { pairKey } from "../db/ledger";
 import { findWalletCached } from "../db/wallets";
 import { seconds } from "../ledger/entries";
-import { caller, requireAdmin, requireReader, type ServiceContext } from "./context";
-import { userIdOf } from "./directory";
+import { caller, requireAdmin, type ServiceContext } from "./context";
+import { readableUserId } from "./directory";
 import { refusalStates, withHolds } from "./holds";
 import { nameOf, type UserRef } from "./movements";
 import { Refusal, type RefusedMove } from "./refusal";
@@ -15,17 +15,14 @@ export async function walletSummary(
   ctx: ServiceContext,
   input: { user: UserRef | undefined; walletId: string },
 ) {
-  const { user, walletId } = input;
-  const me = caller(ctx);
-  const userId = user === undefined ? me.userId : ((await userIdOf(ctx, user)) ?? undefined);
-  // Nobody is refused to a subscriber as anyone else is: its answer tells no username exists.
-  requireReader(ctx, userId ?? Number.NaN);
+  const { walletId } = input;
+  const user = input.user ?? { id: caller(ctx).userId };
+  const userId = await readableUserId(ctx, user);
   const nowS = seconds(ctx.nowMs());
-  const found =
-    userId === undefined ? undefined : await walletPosition(ctx.db, userId, walletId, nowS);
+  const found = userId === null ? undefined : await walletPosition(ctx.db, userId, walletId, nowS);
   if (found && !found.wallet) throw new Refusal({ code: "wallet_not_found", walletId });
-  if (!found?.userExists || userId === undefined)
-    throw new Refusal({ code: "user_not_found", userId: user ? nameOf(user) : me.userId });
+  if (!found?.userExists || userId === null)
+    throw new Refusal({ code: "user_not_found", userId: nameOf(user) });
   return {
     userId,
     wallet: found.wallet!,
