@@ -100,14 +100,18 @@ describe("a subscriber whose username looks like a number reads nothing but itse
     );
   });
 
-  it("GET user-wallet-balance and /multi: its username is refused, its id reads its own balance", async () => {
-    const permission = "Permission Denied for get_rimplenet_wallets_balance";
-    for (const route of ["user-wallet-balance", "user-wallet-balance/multi"])
+  it("GET user-wallet-balance, /multi and wallet-summary: its username is refused, its id reads its own balance", async () => {
+    const permission = {
+      "user-wallet-balance": "Permission Denied for get_rimplenet_wallets_balance",
+      "user-wallet-balance/multi": "Permission Denied for get_rimplenet_wallets_balance",
+      "wallet-summary": "Permission Denied for get_rimplenet_wallet_summary",
+    };
+    for (const [route, words] of Object.entries(permission))
       for (const s of subscribers) {
         for (const ref of [q(s.username), String(victim.id), String(admin.id), victim.username]) {
           const res = await get(`/${route}?user_id=${ref}&wallet_id=${wallet}`, s.bearer);
           expect(res.status, `${route} ${s.username} ${ref}`).toBe(403);
-          expect(res.body.error.permission).toBe(permission);
+          expect(res.body.error.permission).toBe(words);
         }
         const own = await get(`/${route}?user_id=${s.id}&wallet_id=${wallet}`, s.bearer);
         expect(own.status, own.text).toBe(200);
