@@ -18,6 +18,8 @@ describe("sanitize_text_field as the plugin ran it", () => {
     ["<b>usd</b>", "usd"],
     ["a < b", "a &lt; b"],
     ["us%41d", "usd"],
+    // _sanitize_text_fields' `/%[a-f0-9]{2}/i`: lowercase hex too
+    ["a%2fb%2Fc", "abc"],
     ["%%4141x", "x"],
     // The spaces an octet stood between become one, as _sanitize_text_fields folds them once it
     // removed any
@@ -36,9 +38,17 @@ describe("sanitize_text_field as the plugin ran it", () => {
       "&copy; &lt; &amp;bogus; &#065; &#x41; &amp;apos;",
     ],
     ["1 &lt; 2 < 3", "1 &lt; 2 &lt; 3"],
+    // wp_kses_normalize_entities2/3: only a lone "0" is PHP's empty(); valid_unicode ends the
+    // first range at U+D7FF, so a surrogate is no reference
+    [
+      "< &#00; &#x00; &#55295; &#55296; &#xD7FF; &#xd800;",
+      "&lt; &amp;#00; &amp;#x00; &#55295; &amp;#55296; &#xD7FF; &amp;#xd800;",
+    ],
     ['<a title=">">x', "x"],
     ["x<script>alert(1)</script>y", "xy"],
     ["<!-- note -->paid", "paid"],
+    // A comment ends at `-->` only: strip_tags reads `->` inside it as comment
+    ["<!-- a -> b -->paid", "paid"],
     ["<\n>", "&lt; >"],
     ["a\0<b>", "a"],
     ["a\0b", "a\0b"],
@@ -80,6 +90,8 @@ describe("sanitize_user($login, true) as wp_insert_user ran it", () => {
     ["a&;b;c", "ac"],
     ["&;;x", "x"],
     ["a&\n;b", "ab"],
+    // `.` does not match a newline: an `&` whose `;` comes after one is no entity
+    ["a&b\n;c", "abc"],
     ["x&&&&y", "xy"],
     ["  a   b  ", "a b"],
     ["日本", ""],
@@ -173,6 +185,8 @@ describe("PHP numbers", () => {
         ]),
       ),
     ).toBe('{"":"a","0":"b"}');
+    // json_encode([1 => "a"]): keys that are numbers but not 0, 1, 2… make an object
+    expect(phpArrayJson(new Map([[1, "a"]]))).toBe('{"1":"a"}');
   });
 
   it("a page is (int) of the text, at least 1; WP_Query's paged reads a negative one as its absolute value", () => {
@@ -180,6 +194,8 @@ describe("PHP numbers", () => {
       [1, 1, 2, 1, 1_000_000],
     );
     expect([wpPaged("-2"), wpPaged(" -3 "), wpPaged("0"), wpPaged("-x")]).toEqual([2, 3, 1, 1]);
+    // A negative number past a safe integer is still below 1; absint("- 5") is 0, not 5
+    expect([phpPage("-1e308"), phpPage(`-${"9".repeat(20)}`), wpPaged("- 5")]).toEqual([1, 1, 1]);
   });
 });
 
