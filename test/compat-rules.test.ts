@@ -195,6 +195,18 @@ describe("POST debits: the wallet id checked as credits check it", () => {
         400,
         { wallet_id: "wallet_id Invalid Chars" },
       ]);
+      // The plugin's `/\w+/` asks for one word character anywhere: `us-d` passes it, and names
+      // no wallet (the plugin's empty 400).
+      const spelled = await post(admin, path, {
+        user_id: user.id,
+        wallet_id: "us-d",
+        request_id: unique("d"),
+        amount: "1",
+      });
+      expect([spelled.status, spelled.body], path).toEqual([
+        400,
+        { status_code: 400, status: false, message: "" },
+      ]);
     }
   });
 });
