@@ -365,4 +365,34 @@ describe("an amount's text past its length", () => {
     });
     expect(await tableCounts()).toEqual(before);
   });
+
+  it("is refused as not numeric, the plugin's own check, when it is not a number at all", async () => {
+    const { user, wallet } = await account("100");
+    const to = await makeUser();
+    const before = await tableCounts();
+    const text = "x".repeat(100);
+    for (const path of ["/credits", "/debits"]) {
+      const res = await json(path, {
+        user_id: user.id,
+        wallet_id: wallet,
+        request_id: rid(),
+        amount: text,
+      });
+      expect([res.status, res.body.error], path).toEqual([
+        400,
+        { amount: "amount requires a valid amount" },
+      ]);
+    }
+    const moved = await json("/transfers", {
+      transfer_from_user: user.id,
+      transfer_to_user: to.id,
+      wallet_id: wallet,
+      amount_to_transfer: text,
+    });
+    expect([moved.status, moved.body.error]).toEqual([
+      400,
+      { amount_to_transfer: "amount_to_transfer requires a valid amount" },
+    ]);
+    expect(await tableCounts()).toEqual(before);
+  });
 });

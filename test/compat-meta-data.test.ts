@@ -109,6 +109,12 @@ describe("meta_data kept with the entry", () => {
   it("keeps no meta_data when none is sent, and lists as sent", async () => {
     const none = await creditWithMeta();
     expect(await storedMeta(none.body.data.transaction_id)).toBeNull();
+    // An empty field, as a form sends one left blank, and null are none too.
+    for (const empty of ["", null]) {
+      const blank = await creditWithMeta(empty);
+      expect(blank.status, blank.text).toBe(200);
+      expect(await storedMeta(blank.body.data.transaction_id)).toBeNull();
+    }
     const list = await creditWithMeta(["a", 1]);
     expect(await storedMeta(list.body.data.transaction_id)).toBe('["a",1]');
   });
