@@ -258,6 +258,64 @@ describe("POST transfers", () => {
       },
     });
 
+  it("words an insufficient balance with the symbol first, whatever side the wallet writes it on", async () => {
+    const [from, to] = [await makeUser(), await makeUser()];
+    const own = await makeWallet(admin, { symbol: "RMP", position: "right" });
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "2" });
+    const res = await post(
+      "/transfers",
+      {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: own,
+        amount_to_transfer: 5,
+      },
+      admin.bearer,
+    );
+    expect(res.body.error).toBe(
+      "Amount to transfer - [RMP5.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [RMP2.00] ), the balance in your ( Naira Wallet immature wallet  - [RMP0.00] )  cannot be transferred until maturity",
+    );
+  });
+
+  it("notes a transfer sent without a note with no trailing space, and takes a request_id of 191 characters, not 192", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "10" });
+    const base = { transfer_from_user: from.id, transfer_to_user: to.id, wallet_id: own };
+    const key = unique("t_")
+      .replace(/[^A-Za-z0-9_]/g, "_")
+      .padEnd(192, "k");
+    const before = await tableCounts();
+    const long = await post(
+      "/transfers",
+      { ...base, amount_to_transfer: 1, request_id: key },
+      admin.bearer,
+    );
+    expect([long.status, Object.keys(long.body.error)]).toEqual([400, ["request_id"]]);
+    expect(await tableCounts()).toEqual(before);
+    const res = await post(
+      "/transfers",
+      { ...base, amount_to_transfer: 1, request_id: key.slice(0, 191) },
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    const debitId = res.body.data.transfer as number;
+    const debit = await get(`/debits?debit_id=${debitId}`, admin.bearer);
+    expect(debit.body.data.note).toBe(`TRANSFER to ${to.username}`);
+    // transfer_id names a half's partner: the receiving half.
+    const received = await get(`/transfers?transfer_id=${debitId}`, admin.bearer);
+    expect(received.body.data.transferDesc).toBe(`TRANSFER from ${from.username}`);
+    // An empty request_id is none: each call moves money, as on the plugin.
+    for (const _ of [1, 2]) {
+      const keyless = await post(
+        "/transfers",
+        { ...base, amount_to_transfer: 1, request_id: "" },
+        admin.bearer,
+      );
+      expect(keyless.status, keyless.text).toBe(200);
+    }
+    expect(await balanceOf(admin, from.id, own)).toBe(7);
+  });
+
   it("names the balance that refused a transfer, not one a credit brought a moment later", async () => {
     const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
     await credit(admin, { user_id: from.id, wallet_id: own, amount: "2" });
@@ -523,6 +581,22 @@ describe("GET credits, debits, transfers", () => {
     ]);
   });
 
+  it("keeps an imported transfer half's title as the site wrote it: the plugin renamed only the posts it wrote", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    const link = unique("wp-transfer");
+    await importedEntry(from.id, own, "DEBIT", 300, "3", 0, 1_700_000_000, { transferId: link });
+    await importedEntry(to.id, own, "CREDIT", 300, "3", 0, 1_700_000_000, { transferId: link });
+    const { results } = await env.DB.prepare(
+      "SELECT id, txn_type FROM transactions WHERE transfer_id = ? ORDER BY id",
+    )
+      .bind(link)
+      .all<{ id: number; txn_type: string }>();
+    const [debitId, creditId] = results.map((r) => r.id);
+    const credit = await get(`/credits?credit_id=${creditId}`, admin.bearer);
+    const debit = await get(`/debits?debit_id=${debitId}`, admin.bearer);
+    expect([credit.body.data.description, debit.body.data.description]).toEqual(["t", "t"]);
+  });
+
   it("reads one debit by debits_id, the plugin's own name for debit_id, with its request_id as sent", async () => {
     const rid = unique("Dreq_");
     const id = await entryId("/debits", {
@@ -571,6 +645,16 @@ describe("GET credits, debits, transfers", () => {
     }
     for (const odd of ["page=-1", "per_page=0", "per_page=abc", "page[]=1", "per_page=1e9"])
       expect((await get(`/credits?${odd}`, admin.bearer)).status, odd).toBeLessThan(500);
+  });
+
+  it("reads a per_page below 1 as a page of one", async () => {
+    await appendHistory(alice.id, await makeWallet(admin), 2);
+    for (const asked of ["0", "-5"]) {
+      const res = await get(`/credits?per_page=${asked}`, admin.bearer);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data, asked).toHaveLength(1);
+      expect(res.headers.get("X-WP-TotalPages")).toBe(res.headers.get("X-WP-Total"));
+    }
   });
 });
 
