@@ -7,7 +7,11 @@ export const ON = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "true" }
 /** The dialect on, balances behind this service's credentials. */
 export const GUARDED = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" } as const;
 
-export type CompatVars = { COMPAT_NAMESPACE?: string; COMPAT_PUBLIC_READS?: string };
+export type CompatVars = {
+  COMPAT_NAMESPACE?: string;
+  COMPAT_PUBLIC_READS?: string;
+  SITE_TIMEZONE?: string;
+};
 
 /** One request with the compatibility vars set for it (wrangler.toml ships them off). */
 export async function compatCall(

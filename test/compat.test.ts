@@ -280,6 +280,12 @@ describe("balances with COMPAT_PUBLIC_READS=true", () => {
     const word = await compatCall("GET", balancePath("abc", `<b>${wallet}</b>`), { vars: ON });
     expect(word.body.data.wallet_balance_raw).toBe(0);
     expect(word.body.submitted).toStrictEqual({ user_id: "abc", wallet_id: wallet, formatted: "" });
+    // Each piece is sanitized again, as the plugin did: PHP's trim keeps a no-break space and a
+    // form feed, so the piece names no wallet.
+    for (const spaced of [`${wallet}\u00a0`, `${wallet}\f`]) {
+      const res = await compatCall("GET", balancePath(user.id, spaced), { vars: ON });
+      expect(res.body.data, JSON.stringify(spaced)).toStrictEqual([]);
+    }
     const many = await compatCall("GET", balancePath(user.id, Array(51).fill(wallet).join(",")), {
       vars: ON,
     });
@@ -395,10 +401,13 @@ describe("GET users", () => {
       error: [],
     });
     for (let i = 0; i < 10; i++) await makeUser("subscriber", unique("zz"));
+    const count = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM users").first<{ n: number }>())!.n;
+    // One past a multiple of ten: the last page holds one user, which counts as a page.
+    for (let n = await count(); n % 10 !== 1; n++) await makeUser();
     const first = await users(admin);
     expect(first.body.data.users).toHaveLength(10);
-    const total = (await env.DB.prepare("SELECT count(*) AS n FROM users").first<{ n: number }>())!
-      .n;
+    const total = await count();
     expect(first.body.data.others).toStrictEqual({
       totalPages: Math.ceil(total / 10),
       currentPage: 1,
@@ -406,6 +415,22 @@ describe("GET users", () => {
     const second = await users(admin, "?page=2&user_id=0");
     expect(second.body.data.others.currentPage).toBe(2);
     expect(second.body.data.users[0].username).not.toBe(first.body.data.users[0].username);
+  });
+
+  it("prints user_created_at as WordPress stored user_registered: in UTC, whatever the site's zone", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const { ms } = (await env.DB.prepare("SELECT registered_at_ms AS ms FROM users WHERE id = ?")
+      .bind(user.id)
+      .first<{ ms: number }>())!;
+    const res = await compatCall("GET", `${NS}/users?user_id=${user.id}`, {
+      vars: { ...GUARDED, SITE_TIMEZONE: "Asia/Kathmandu" },
+      headers: { Authorization: admin.bearer },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.user_created_at).toBe(
+      new Date(ms).toISOString().slice(0, 19).replace("T", " "),
+    );
   });
 
   it("refuses in the plugin's JWT texts: none 401, a bad token 400 Invalid signature", async () => {
