@@ -45,6 +45,11 @@ describe("sanitize_text_field as the plugin ran it", () => {
       "&lt; &amp;#00; &amp;#x00; &#55295; &amp;#55296; &#xD7FF; &amp;#xd800;",
     ],
     ['<a title=">">x', "x"],
+    ["<a title='>'>x", "x"],
+    // A `<?` runs to its `?>`, a `>` inside it is no end
+    ["<?x > y ?>z", "z"],
+    // A lone `<` is escaped up to the next `<`, which starts a tag of its own
+    ["a < b <c>d", "a &lt; b d"],
     ["x<script>alert(1)</script>y", "xy"],
     ["<!-- note -->paid", "paid"],
     // A comment ends at `-->` only: strip_tags reads `->` inside it as comment
