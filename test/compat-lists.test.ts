@@ -440,7 +440,8 @@ describe("GET credits, debits, transfers", () => {
       message: "Transacrion Retrieved",
       data: { id },
     });
-    for (const bad of ["999999999", "abc", "-1", "1e9"]) {
+    // The plugin looked one up for any id but "" (`$id !== ''`): "0" is no list.
+    for (const bad of ["999999999", "abc", "-1", "1e9", "0"]) {
       const res = await get(`/credits?credit_id=${bad}`, admin.bearer);
       expect(res.status, bad).toBe(404);
       expect(res.body).toEqual({
