@@ -295,9 +295,9 @@ export const phpEmpty = (text: string) => text === "" || text === "0";
  * → 2), whatever the text's length, as PHP reads them.
  */
 export function phpInt(text: string): number | null {
-  const t = trimOf(text, C_SPACE);
-  if (!phpIsNumeric(t)) return null;
-  const n = Math.trunc(Number(t));
+  if (!phpIsNumeric(text)) return null;
+  // Number() skips the white space is_numeric allows around a number.
+  const n = Math.trunc(Number(text));
   return Number.isSafeInteger(n) ? n : null;
 }
 
