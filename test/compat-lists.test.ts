@@ -422,6 +422,8 @@ describe("GET credits, debits, transfers", () => {
     expect(plain[1]).toMatchObject({
       balance_before: "0.00",
       balance_after: "100.00",
+      total_balance_before: "0.00",
+      total_balance_after: "100.00",
       funds_type: `user_withdrawable_bal_${own}`,
       txn_type: "CREDIT",
       note: "top up",

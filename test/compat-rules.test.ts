@@ -100,6 +100,11 @@ describe("POST credits: request_id's length", () => {
     expect(credit192.body.error).toStrictEqual({
       request_id: "request_id must be at most 191 characters",
     });
+    // A key the plugin's alnum check refuses is refused in its words, however long.
+    const dashed = await keyed("c-", 192);
+    expect(dashed.body.error).toStrictEqual({
+      request_id: "request_id can contain aplhpabets, numbers and underscore",
+    });
   });
 });
 
