@@ -125,6 +125,48 @@ describe("the consumer's pump", () => {
     expect(ids).toEqual([...new Set(ids)].sort((a, b) => a - b));
   });
 
+  it("starts one delivery however spent its consumer's budget, so every endpoint of a batch gets on", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await appendHistory(user.id, wallet, 2);
+    const { got, outbound } = receiver();
+    const deps = pumpDeps(outbound, Date.now);
+    expect(await pumpEndpoint(deps, hook.id, () => true)).toEqual({ kind: "more" });
+    expect(got).toHaveLength(1);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got).toHaveLength(2);
+  });
+
+  it("renews its lease with each delivery: a run longer than WEBHOOK_LEASE_S keeps its endpoint", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await appendHistory(user.id, wallet, 3);
+    const t = clock();
+    // Each answer takes 50 of the lease's 60 s; a consumer nudged meanwhile finds the endpoint held.
+    const rivals: string[] = [];
+    const { got, outbound } = receiver(async () => {
+      t.advance(50);
+      rivals.push((await pumpEndpoint(pumpDeps(receiver().outbound, t.nowMs), hook.id)).kind);
+      return 200;
+    });
+    expect(await pumpEndpoint(pumpDeps(outbound, t.nowMs), hook.id)).toEqual({ kind: "idle" });
+    expect(got).toHaveLength(3);
+    expect(rivals).toEqual(["busy", "busy", "busy"]);
+  });
+
+  it("lets its lease go as it backs off: a retry sooner than WEBHOOK_LEASE_S delivers", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const { got, outbound } = receiver((_id, n) => (n === 1 ? 503 : 200));
+    const t = clock();
+    const deps = { ...pumpDeps(outbound, t.nowMs), retryBaseS: 2 };
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "retry", delayS: 2 });
+    t.advance(2);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got).toHaveLength(2);
+  });
+
   it("delivers an endpoint's events of its types in id order, signed, webhook-id the event id, and moves its cursor", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin);
@@ -386,8 +428,9 @@ describe("the consumer's pump", () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    // D1's words, however long, and the statement reach the log cut to 300 characters each.
     const losing = aroundReads(/OVER \(ORDER BY/, () => {
-      throw new Error("D1_ERROR: Network connection lost.");
+      throw new Error(`D1_ERROR: Network connection lost.${" Retry.".repeat(60)}`);
     });
     const settled: unknown[] = [];
     const batch = {
@@ -406,6 +449,8 @@ describe("the consumer's pump", () => {
     const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
     vi.restoreAllMocks();
     expect(lines).toEqual([expect.objectContaining({ webhook_endpoint: hook.id })]);
+    expect(lines[0].fault).toMatch(/^Error: D1_ERROR: Network connection lost\./);
+    expect([lines[0].fault.length, lines[0].statement.length]).toEqual([300, 300]);
     expect(settled).toEqual([{ retry: { delaySeconds: FAULT_RETRY_S } }]);
   });
 
@@ -474,6 +519,25 @@ describe("the consumer's pump", () => {
         problem: "refused the letter: Error: Queue send failed: internal error",
       },
     ]);
+  });
+
+  it("sends a dead letter to WEBHOOK_DLQ and logs nothing of it itself", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { hook, poison, outbound, t } = await poisonedEndpoint();
+    const { sent, queue } = fakeQueue();
+    const withDlq = { ...env, WEBHOOK_DLQ: queue } as unknown as typeof env;
+    await pumpThroughRetries({ ...consumerDeps(withDlq), outbound, nowMs: t.nowMs }, hook.id, t);
+    const lines = errors.mock.calls.map(([line]) => String(line));
+    vi.restoreAllMocks();
+    expect(sent).toEqual([
+      {
+        endpointId: hook.id,
+        eventId: poison.id,
+        attempts: MAX_ATTEMPTS,
+        error: "answered HTTP 500",
+      },
+    ]);
+    expect(lines).toEqual([]);
   });
 
   it("moves a caught-up endpoint's cursor past events of other types, and still delivers its own", async () => {
@@ -695,16 +759,12 @@ async function downEndpoint() {
 }
 
 describe("the Worker's queue, cron and write path", () => {
-  // 240 credits one after another: 4.4–7.9 s on a shared 2-core machine, past the default 5 s.
-  it("delivers a backlog of more than one run in one call, and after its budget hands the rest to a new message", {
+  // 270 deliveries: seconds on a shared 2-core machine.
+  it("delivers a backlog of several runs in one call, and after its budget hands the rest to a new message", {
     timeout: 30_000,
   }, async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
-    const backlog = async () => {
-      for (let i = 0; i < PER_RUN + 20; i++)
-        await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
-    };
     const consume = async (deps: PumpDeps) => {
       const { sent, queue } = fakeQueue();
       const batch = createMessageBatch<Nudge>("wallet-webhooks", [
@@ -714,14 +774,14 @@ describe("the Worker's queue, cron and write path", () => {
       return sent;
     };
 
-    await backlog();
+    await appendHistory(user.id, wallet, 2 * PER_RUN + 20);
     const fast = receiver();
     expect(await consume(pumpDeps(fast.outbound, Date.now))).toEqual([]);
-    expect(fast.got).toHaveLength(PER_RUN + 20);
+    expect(fast.got).toHaveLength(2 * PER_RUN + 20);
 
     // A receiver slow enough that a run of PER_RUN events would outlast the budget: the run stops
     // at the budget, half way.
-    await backlog();
+    await appendHistory(user.id, wallet, PER_RUN + 20);
     const time = clock();
     const slow = receiver(() => {
       time.advance((2 * DRAIN_BUDGET_MS) / PER_RUN / 1000);
@@ -1479,6 +1539,81 @@ describe("an endpoint's delivery log", () => {
       ).results.map((row) => row.n);
     expect(await logOf(kept.id as number)).toEqual(Array.from({ length: 200 }, (_, i) => i + 6));
     expect(await logOf(other.id as number)).toEqual([1, 2, 3]);
+  });
+});
+
+describe("one signed POST", () => {
+  const url = "https://hooks.example.com/x";
+  const message = { id: "msg_1", body: "{}", at: new Date() };
+  const signing = `whsec_${btoa("k".repeat(32))}`;
+
+  it("sends the documented headers, and counts a 2xx answer alone as delivered", async () => {
+    let headers: Record<string, string> = {};
+    const outcomes: unknown[] = [];
+    for (const status of [200, 204, 299, 300, 304, 404, 500]) {
+      const answering: Outbound = async (_u, init) => {
+        headers = Object.fromEntries(new Headers(init.headers).entries());
+        return new Response(null, { status });
+      };
+      const { ok, httpStatus, error } = await postSigned(answering, url, signing, message, false);
+      outcomes.push([ok, httpStatus, error]);
+    }
+    expect(outcomes).toEqual([
+      [true, 200, null],
+      [true, 204, null],
+      [true, 299, null],
+      [false, 300, "answered HTTP 300"],
+      [false, 304, "answered HTTP 304"],
+      [false, 404, "answered HTTP 404"],
+      [false, 500, "answered HTTP 500"],
+    ]);
+    expect(Object.keys(headers).sort()).toEqual([
+      "content-type",
+      "user-agent",
+      "webhook-id",
+      "webhook-signature",
+      "webhook-timestamp",
+    ]);
+    expect(headers).toMatchObject({
+      "content-type": "application/json",
+      "user-agent": "wallet-ledger-webhooks/1",
+      "webhook-id": "msg_1",
+    });
+  });
+
+  it("gives up on a receiver that does not answer within 10 s", async () => {
+    // The 10 s deadline, cut short here: the signal it makes aborts at once.
+    const deadline = AbortSignal.timeout.bind(AbortSignal);
+    const timeout = vi.spyOn(AbortSignal, "timeout").mockImplementation(() => deadline(1));
+    const silent: Outbound = (_u, init) =>
+      new Promise((answer, fail) => {
+        const signal = init.signal;
+        if (!signal) answer(new Response(null, { status: 200 }));
+        else signal.addEventListener("abort", () => fail(signal.reason));
+      });
+    try {
+      const attempt = await postSigned(silent, url, signing, message, false);
+      expect(timeout.mock.calls).toEqual([[10_000]]);
+      expect(attempt).toMatchObject({
+        ok: false,
+        httpStatus: null,
+        error: "no answer within 10 s",
+      });
+    } finally {
+      timeout.mockRestore();
+    }
+  });
+
+  it("keeps the first 200 characters of why a receiver could not be reached, and how long it tried", async () => {
+    const refusing: Outbound = async () => {
+      await scheduler.wait(20);
+      throw new TypeError(`connection refused ${"!".repeat(400)}`);
+    };
+    const attempt = await postSigned(refusing, url, signing, message, false);
+    expect(attempt.error).toBe(
+      `could not connect: connection refused ${"!".repeat(400)}`.slice(0, 200),
+    );
+    expect(attempt.latencyMs).toBeGreaterThanOrEqual(20);
   });
 });
 
