@@ -1,11 +1,12 @@
-// The write path's nudge (events/queue.ts nudgeAfterCommit), in a file of its own: the isolate's
-// list of endpoints starts empty here, and only these tests, one after the other, add to it.
+// The write path's nudge (events/queue.ts nudgeAfterCommit) and the cron's sweep, in a file of
+// its own: the isolate's list of endpoints starts empty here, and only these tests, one after the
+// other, add to it; the sweep sees no other file's endpoint.
 import { env } from "cloudflare:workers";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
 import { endpointIds } from "../src/db/events";
-import { NUDGE_GAP_MS, nudgeAfterCommit } from "../src/events/queue";
-import { fakeQueue, makeAdmin, subscribeWebhook } from "./helpers";
+import { NUDGE_GAP_MS, nudgeAfterCommit, sweepOutbox } from "../src/events/queue";
+import { credit, fakeQueue, makeAccount, makeAdmin, subscribeWebhook } from "./helpers";
 
 it("starts nothing while the isolate knows of no endpoint, and nudges one created since", async () => {
   expect(await endpointIds(createDb(env.DB))).toEqual([]);
@@ -66,4 +67,24 @@ it("opens a new gap when the one before it never closed: its request was cut at 
   const later = fakeQueue();
   await nudgeAfterCommit(d1, later.queue, startedMs + 5_000);
   expect(later.sent).toEqual([{ endpointId }]);
+});
+
+// Every endpoint here is the file's own, caught up until the credit below.
+it("the cron names an unbound WEBHOOK_QUEUE only while an event waits, and nothing else logs", async () => {
+  const { admin, user, wallet } = await makeAccount();
+  await subscribeWebhook(admin, "transaction.created");
+  const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+  expect(await sweepOutbox(env.DB, {}, Date.now())).toBe(0);
+  expect(errors).not.toHaveBeenCalled();
+  await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+  expect(await sweepOutbox(env.DB, {}, Date.now())).toBe(0);
+  const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+  vi.restoreAllMocks();
+  expect(lines).toEqual([
+    {
+      setting: "WEBHOOK_QUEUE",
+      problem: "is not bound (wrangler.toml [[queues.producers]])",
+      effect: "webhook deliveries wait until it is bound",
+    },
+  ]);
 });
