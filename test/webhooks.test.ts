@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { Outbound } from "../src/events/deliver";
+import { openSecret } from "../src/events/secrets";
 import {
   type CallOptions,
   call,
@@ -81,6 +82,18 @@ describe("POST /webhooks", () => {
       .first<Json>();
     expect(JSON.stringify(row)).not.toContain(secret.slice("whsec_".length, 20));
     expect(row!.secret_cipher).toMatch(/^v1:/);
+  });
+
+  it("opens a signing secret an earlier deploy sealed: the stored form does not change", async () => {
+    // Sealed once (AES-GCM under HKDF-SHA-256 of the key, for this purpose) and kept as written:
+    // a change to how secrets are sealed would leave every endpoint unable to sign.
+    const key = "a webhook secret key of forty characters";
+    const stored =
+      "v1:AQIDBAUGBwgJCgsM:VFuRep6azqJQqfZTpNC+81maAKjtGuJfLZBwTnJ/VCHSSYAqDfJiLa+elwNvGCgPVl6vlUbUkwWd5G3wJGiO4iuW";
+    expect(await openSecret(stored, key)).toBe(
+      "whsec_YW4gZWFybGllciBkZXBsb3kgc2VhbGVkIHRoaXMgMzI=",
+    );
+    expect(await openSecret(stored, `${key}!`)).toBeNull();
   });
 
   it("starts a new endpoint after the newest event: it receives what happens from then on", async () => {
