@@ -122,6 +122,19 @@ describe("POST /webhooks", () => {
       `https://hooks.example.com/${"ü".repeat(400)}`,
       "url must be at most 2000 characters once percent-encoded",
     ],
+    // One character past each bound: the URL, a label, the host name.
+    [
+      `https://hooks.example.com/a b${"a".repeat(2000 - 30)}`, // 1999 typed, 2001 once encoded
+      "url must be at most 2000 characters once percent-encoded",
+    ],
+    [
+      `https://${"a".repeat(64)}.example.com/x`,
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores, no hyphen first or last)",
+    ],
+    [
+      `https://${["a", "b", "c"].map((c) => c.repeat(63)).join(".")}.${"d".repeat(58)}.com/x`,
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores, no hyphen first or last)",
+    ],
     [
       `https://${"ü".repeat(60)}.example.com/x`,
       "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores, no hyphen first or last)",
@@ -153,6 +166,14 @@ describe("POST /webhooks", () => {
     ["https://100.64.0.1/", "url must not point at a private, loopback or link-local address"],
     ["https://192.88.99.1/", "url must not point at a private, loopback or link-local address"],
     ["https://0.0.0.0/", "url must not point at a private, loopback or link-local address"],
+    // Benchmarking (198.18.0.0/15), multicast (224.0.0.0/4) and reserved through the broadcast.
+    ...[
+      "https://198.18.0.1/",
+      "https://198.19.255.255/",
+      "https://224.0.0.1/",
+      "https://240.0.0.1/",
+      "https://255.255.255.255/",
+    ].map((url) => [url, "url must not point at a private, loopback or link-local address"]),
     ["https://2130706433/", "url must not point at a private, loopback or link-local address"],
     ["https://0x7f.1/", "url must not point at a private, loopback or link-local address"],
     ["https://[::1]/", "url must not point at a private, loopback or link-local address"],
@@ -172,6 +193,9 @@ describe("POST /webhooks", () => {
       "https://[2002:a9fe:a9fe::]/x",
       "https://[2002:a00:1::1]/x",
       "https://[2001::1]/x",
+      "https://[2001:1ff::1]/x", // the end of 2001::/23
+      "https://[::]/x",
+      "https://[::a9fe:a9fe]/x", // ::169.254.169.254, the deprecated v4-compatible form
       "https://[100::1]/x",
       "https://[64:ff9b:1::1]/x",
       "https://[4000::1]/x",
@@ -181,7 +205,12 @@ describe("POST /webhooks", () => {
       "https://[3fff:fff::1]/x",
     ].map((url) => [url, "url must not point at a private, loopback or link-local address"]),
     ["https://localhost/x", "url must not point at a private, loopback or link-local address"],
-    ["https://printer.local/x", "url must not point at a private, loopback or link-local address"],
+    ...[
+      "https://printer.local/x",
+      "https://router.lan/x",
+      "https://nas.home.arpa/x",
+      "https://box.localdomain/x",
+    ].map((url) => [url, "url must not point at a private, loopback or link-local address"]),
     [
       "https://metadata.google.internal/",
       "url must not point at a private, loopback or link-local address",
@@ -209,6 +238,11 @@ describe("POST /webhooks", () => {
     "https://[::ffff:808:808]/x", // a public IPv4, mapped
     "https://[64:ff9b::808:808]/x", // a public IPv4 through NAT64
     "https://hooks.example.com:8443/x",
+    // At each bound: a URL of 2000 characters, a label of 63, a host name of 253.
+    `https://hooks.example.com/${"a".repeat(2000 - 26)}`,
+    `https://${"a".repeat(63)}.example.com/x`,
+    `https://${["a", "b", "c"].map((c) => c.repeat(63)).join(".")}.${"d".repeat(57)}.com/x`,
+    "https://[2001:200::1]/x", // past 2001::/23
   ])("accepts the public https URL %s", async (url) => {
     const admin = await makeAdmin();
     const res = await subscribe(admin, { url }, { vars: { WEBHOOK_ALLOW_LOCAL: "false" } });
@@ -217,7 +251,13 @@ describe("POST /webhooks", () => {
 
   it("accepts http://127.0.0.1 and http://localhost only while WEBHOOK_ALLOW_LOCAL is true", async () => {
     const admin = await makeAdmin();
-    for (const url of ["http://127.0.0.1:8080/hook", "http://localhost:3000/hook"]) {
+    for (const url of [
+      "http://127.0.0.1:8080/hook",
+      "http://127.1.2.3:8080/hook",
+      "http://[::1]:8080/hook",
+      "http://localhost:3000/hook",
+      "http://shop.localhost:3000/hook",
+    ]) {
       expect(
         (await subscribe(admin, { url }, { vars: { WEBHOOK_ALLOW_LOCAL: "true" } })).status,
       ).toBe(201);
