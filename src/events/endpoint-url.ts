@@ -65,15 +65,13 @@ function v6Groups(host: string): number[] | null {
 function privateV6(g: number[]) {
   const embeddedV4 = ((g[6]! << 16) | g[7]!) >>> 0;
   const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeros(8)) return true; // ::
-  if (zeros(7) && g[7] === 1) return true; // ::1
   if (zeros(5) && g[5] === 0xffff) return privateV4(embeddedV4); // ::ffff:a.b.c.d
   if (zeros(4) && g[4] === 0xffff && g[5] === 0) return privateV4(embeddedV4); // ::ffff:0:a.b.c.d (translated)
-  if (zeros(6)) return true; // ::a.b.c.d (deprecated v4-compatible)
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
     return privateV4(embeddedV4); // NAT64 (64:ff9b::/96)
-  // Only global unicast (2000::/3) is public: this refuses unique local, link-local, multicast,
-  // discard-only (100::/64), local-use NAT64 (64:ff9b:1::/48) and every range not yet assigned.
+  // Only global unicast (2000::/3) is public: this refuses the unspecified address (::), loopback
+  // (::1), the deprecated v4-compatible ::a.b.c.d, unique local, link-local, multicast, discard-only
+  // (100::/64), local-use NAT64 (64:ff9b:1::/48) and every range not yet assigned.
   if ((g[0]! & 0xe000) !== 0x2000) return true;
   if (g[0] === 0x2002) return privateV4(((g[1]! << 16) | g[2]!) >>> 0); // 6to4 carries an IPv4
   if (g[0] === 0x2001 && g[1]! < 0x0200) return true; // Teredo, benchmarking, ORCHID (IETF protocol assignments)
