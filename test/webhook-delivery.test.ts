@@ -1511,6 +1511,34 @@ describe("an event whose guid is built from SITE_URL, while SITE_URL is unset", 
     expect(second!.data.post_name).toBe(`${first!.data.post_name}-2`);
     expect((await consume(hook.id)).got).toEqual([second]);
   });
+
+  it("waits, SITE_URL unset, for a batch only one of whose entries stored no guid", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "batch.completed");
+    // As above: a credit takes `<slug>`, an imported entry holds `<slug>-2`'s guid, so the batch's
+    // first entry (`<slug>-2`) stores none and its second (`<slug>-3`) stores its own.
+    const nowMs = Date.UTC(2022, 8, 5, 14, 15, 7);
+    const write = (path: string, body: Json) =>
+      call("POST", path, {
+        auth: admin.bearer,
+        body: { request_id: unique("r"), ...body },
+        vars: { SITE_URL: "" },
+        app: testApp({ nowMs: () => nowMs }),
+      });
+    await write("/credits", { user_id: user.id, wallet_id: wallet, amount: 7 });
+    const [credited] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const slug = credited!.data.post_name as string;
+    await importedEntry((await makeUser()).id, wallet, "CREDIT", 100, "1", 0, 1, {
+      guid: `http://localhost/wallettransaction/${slug}-2/`,
+    });
+    const op = { type: "credit", user_id: user.id, wallet_id: wallet, amount: "7" };
+    expect((await write("/batches", { operations: [op, op] })).status).toBe(200);
+    const feed = await eventsAfter(admin, hook.last_event_id, "batch.completed");
+    expect(JSON.stringify(feed)).toContain(`${env.SITE_URL}/wallettransaction/${slug}-2/`);
+    expect(JSON.stringify(feed)).toContain(`http://localhost/wallettransaction/${slug}-3/`);
+    expect((await consume(hook.id, { SITE_URL: "" })).got).toEqual([]);
+    expect((await consume(hook.id)).got).toEqual(feed);
+  });
 });
 
 describe("an endpoint's delivery log", () => {
