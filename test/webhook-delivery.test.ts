@@ -1555,8 +1555,9 @@ describe("an endpoint's delivery log", () => {
         latencyMs: n,
         createdAtMs: Date.now(),
       });
-    for (let n = 1; n <= 205; n++) await record(kept.id as number, n);
+    // The other endpoint's are older than any of these: the pruning must not reach them.
     for (let n = 1; n <= 3; n++) await record(other.id as number, n);
+    for (let n = 1; n <= 205; n++) await record(kept.id as number, n);
     const logOf = async (endpointId: number) =>
       (
         await env.DB.prepare(
