@@ -5,8 +5,17 @@ import { env } from "cloudflare:workers";
 import { expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
 import { endpointIds } from "../src/db/events";
-import { NUDGE_GAP_MS, nudgeAfterCommit, sweepOutbox } from "../src/events/queue";
+import { NUDGE_GAP_MS, type Nudge, nudgeAfterCommit, sweepOutbox } from "../src/events/queue";
 import { credit, fakeQueue, makeAccount, makeAdmin, subscribeWebhook } from "./helpers";
+
+/** A handle of its own on the database: the isolate's list and gap for it start afresh. */
+const ownHandle = () =>
+  new Proxy(env.DB, {
+    get: (target, name) => {
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 
 it("starts nothing while the isolate knows of no endpoint, and nudges one created since", async () => {
   expect(await endpointIds(createDb(env.DB))).toEqual([]);
@@ -48,13 +57,7 @@ it("sends one nudge per gap, and one more at its end for the writes inside it", 
 
 it("opens a new gap when the one before it never closed: its request was cut at an await", async () => {
   const [endpointId] = await endpointIds(createDb(env.DB));
-  // A handle of its own on the database: the isolate's list and gap for it start afresh.
-  const d1 = new Proxy(env.DB, {
-    get: (target, name) => {
-      const value = Reflect.get(target, name, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const d1 = ownHandle();
   const startedMs = Date.now();
   await nudgeAfterCommit(d1, fakeQueue().queue, startedMs); // reads the list
   // Its send never settles, as when waitUntil's time ran out: the request's continuations, the
@@ -67,6 +70,22 @@ it("opens a new gap when the one before it never closed: its request was cut at 
   const later = fakeQueue();
   await nudgeAfterCommit(d1, later.queue, startedMs + 5_000);
   expect(later.sent).toEqual([{ endpointId }]);
+});
+
+it("reads its list of endpoints again once it is 10 s old, so it nudges one made elsewhere", async () => {
+  const d1 = ownHandle();
+  const startedMs = Date.now();
+  const ids = (sent: unknown[]) => sent.map((n) => (n as Nudge).endpointId).sort((a, b) => a - b);
+  const first = fakeQueue();
+  await nudgeAfterCommit(d1, first.queue, startedMs); // reads the list
+  // Made through another handle, as by another isolate: this one's list is not told.
+  const hook = await subscribeWebhook(await makeAdmin(), "transaction.created");
+  const fresh = fakeQueue();
+  await nudgeAfterCommit(d1, fresh.queue, startedMs + 9_999);
+  expect(ids(fresh.sent)).toEqual(ids(first.sent));
+  const stale = fakeQueue();
+  await nudgeAfterCommit(d1, stale.queue, startedMs + 10_000);
+  expect(ids(stale.sent)).toEqual([...ids(first.sent), hook.id as number]);
 });
 
 // Every endpoint here is the file's own, caught up until the credit below.
