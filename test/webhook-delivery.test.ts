@@ -1606,6 +1606,14 @@ describe("one signed POST", () => {
     });
   });
 
+  it("reads no answer's body: it lets it go, so the connection is not held for it", async () => {
+    let cancelled = false;
+    const talkative: Outbound = async () =>
+      new Response(new ReadableStream({ cancel: () => void (cancelled = true) }), { status: 200 });
+    expect((await postSigned(talkative, url, signing, message, false)).ok).toBe(true);
+    expect(cancelled).toBe(true);
+  });
+
   it("gives up on a receiver that does not answer within 10 s", async () => {
     // The 10 s deadline, cut short here: the signal it makes aborts at once.
     const deadline = AbortSignal.timeout.bind(AbortSignal);
