@@ -154,6 +154,49 @@ describe("the consumer's pump", () => {
     expect(rivals).toEqual(["busy", "busy", "busy"]);
   });
 
+  it("lets go of its own lease only: a run that failed after another consumer took over leaves it held", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const t = clock();
+    // The second consumer holds the endpoint mid-delivery until `answer` is called.
+    let answer = () => {};
+    const answered = new Promise<number>((resolve) => {
+      answer = () => resolve(200);
+    });
+    let taken = () => {};
+    const holding = new Promise<void>((resolve) => {
+      taken = resolve;
+    });
+    const second = receiver(() => {
+      taken();
+      return answered;
+    });
+    let secondRun: Promise<unknown> = Promise.resolve();
+    // The first consumer's answer outlasts its lease, and its record fails on D1.
+    const first = receiver(async () => {
+      t.advance(61);
+      secondRun = pumpEndpoint(pumpDeps(second.outbound, t.nowMs), hook.id);
+      await holding;
+      return 200;
+    });
+    const failing = createDb(
+      pausingD1(async (kind) => {
+        if (kind === "batch") throw new Error("D1_ERROR: Network connection lost.");
+      }),
+    );
+    await expect(
+      pumpEndpoint({ ...pumpDeps(first.outbound, t.nowMs), db: failing }, hook.id),
+    ).rejects.toThrow();
+    // Its letting go left the second consumer's lease alone: a third finds the endpoint held.
+    expect(await pumpEndpoint(pumpDeps(receiver().outbound, t.nowMs), hook.id)).toEqual({
+      kind: "busy",
+    });
+    answer();
+    expect(await secondRun).toEqual({ kind: "idle" });
+    expect(second.got).toHaveLength(1);
+  });
+
   it("lets its lease go as it backs off: a retry sooner than WEBHOOK_LEASE_S delivers", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
