@@ -1657,6 +1657,23 @@ describe("one signed POST", () => {
     expect(cancelled).toBe(true);
   });
 
+  it("counts an answer as answered when letting its body go fails", async () => {
+    const failing: Outbound = async () =>
+      new Response(
+        new ReadableStream({
+          cancel: () => {
+            throw new Error("stream already broken");
+          },
+        }),
+        { status: 200 },
+      );
+    expect(await postSigned(failing, url, signing, message, false)).toMatchObject({
+      ok: true,
+      httpStatus: 200,
+      error: null,
+    });
+  });
+
   it("gives up on a receiver that does not answer within 10 s", async () => {
     // The 10 s deadline, cut short here: the signal it makes aborts at once.
     const deadline = AbortSignal.timeout.bind(AbortSignal);

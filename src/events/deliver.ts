@@ -74,8 +74,8 @@ export async function postSigned(
       redirect: "manual",
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
-    // The answer's body is not read: only its status counts.
-    await res.body?.cancel();
+    // The answer's body is not read: only its status counts, even should letting it go fail.
+    await res.body?.cancel().catch(() => undefined);
     const ok = res.status >= 200 && res.status < 300;
     return {
       ok,
