@@ -102,6 +102,36 @@ describe("POST /credits validation", () => {
     );
   });
 
+  it("reports a missing field as empty, in the same words as an empty one", async () => {
+    const { admin, user } = await makeAccount();
+    await expectRefused(
+      admin,
+      { user_id: user.id },
+      {
+        wallet_id: "Field Cannot be empty",
+        request_id: "Field Cannot be empty",
+        amount: "Field Cannot be empty",
+      },
+    );
+  });
+
+  it("reports an unknown wallet beside the other field errors, in the plugin's key order", async () => {
+    const { admin, user } = await makeAccount();
+    const before = await tableCounts();
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: unique("nowallet"), request_id: " r", amount: "x" },
+    });
+    expect(res.status).toBe(400);
+    // The wire's key order is the order clients read: toEqual alone does not hold it.
+    expect(Object.entries(res.body.error)).toEqual([
+      ["wallet_id", "wallet_id not found"],
+      ["request_id", "request_id must not begin or end with whitespace"],
+      ["amount", expect.any(String)],
+    ]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("treats a missing user_id as zero, as the plugin did", async () => {
     const { admin, wallet } = await makeAccount();
     await expectRefused(
