@@ -186,6 +186,7 @@ describe("POST /users", () => {
       `${local}@my-example.test`,
       `${local}@x.test`,
       `${local.padEnd(87, "n")}@example.test`, // 100 characters, the column's longest
+      `${local.slice(-1)}@b.cd`, // 6 characters, the shortest
     ]) {
       const res = await createUser(admin, newUserBody({ user_email: email }));
       expect(res.status, `${email}: ${res.text}`).toBe(201);
@@ -199,6 +200,42 @@ describe("POST /users", () => {
     expect(res.status, res.text).toBe(201);
     const again = await createUser(admin, newUserBody({ user_email: body.user_email }));
     expect(again.body).toEqual(validationError([{ user_email: ["user_email already taken"] }]));
+  });
+
+  it("finds a taken e-mail sent with white space around it beside another field's error", async () => {
+    const admin = await makeAdmin();
+    const taken = await makeUser();
+    const res = await createUser(
+      admin,
+      newUserBody({ username: "abc", user_email: ` ${taken.email}\t` }),
+    );
+    expect(res.body).toEqual(
+      validationError([
+        { user_login: ["username must be atleast 4 chars"] },
+        { user_email: ["user_email already taken"] },
+      ]),
+    );
+  });
+
+  it("takes a first_name and last_name of 100 characters and refuses 101, writing nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    const long = await createUser(
+      admin,
+      newUserBody({ first_name: "f".repeat(101), last_name: "l".repeat(101) }),
+    );
+    expect(long.body).toEqual(
+      validationError([
+        { first_name: ["first_name must be at most 100 characters"] },
+        { last_name: ["last_name must be at most 100 characters"] },
+      ]),
+    );
+    expect(await tableCounts()).toEqual(before);
+    const res = await createUser(
+      admin,
+      newUserBody({ first_name: "f".repeat(100), last_name: "l".repeat(100) }),
+    );
+    expect(res.status, res.text).toBe(201);
   });
 
   it("refuses a username with a character WordPress's validate_username refuses, writing nothing", async () => {
