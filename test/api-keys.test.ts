@@ -179,6 +179,19 @@ describe("POST /api-keys", () => {
     });
   });
 
+  it("takes a name of 100 characters and refuses one of 101, writing nothing", async () => {
+    const admin = await makeAdmin();
+    const longest = await createKey(admin.bearer, { name: "n".repeat(100), scope: "read" });
+    expect(longest.status, longest.text).toBe(201);
+    const before = await tableCounts();
+    const longer = await createKey(admin.bearer, { name: "n".repeat(101), scope: "read" });
+    expect([longer.status, longer.body.error]).toStrictEqual([
+      400,
+      { name: "name must be at most 100 characters" },
+    ]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("refuses a name with control, bidirectional or invisible characters, and writes nothing", async () => {
     const admin = await makeAdmin();
     const before = await tableCounts();

@@ -229,7 +229,7 @@ describe("POST /wallets", () => {
 
   it("with wallet_decimal outside 0-8 or not an integer answers 400 invalid input on wallet_decimal", async () => {
     const admin = await makeAdmin();
-    for (const decimal of [9, -1, 1.5, "1.5", "two", ""]) {
+    for (const decimal of [9, -1, 1.5, "1.5", "two", "", "02", "10"]) {
       const res = await postWallet(admin.bearer, fullBody(walletId(), { wallet_decimal: decimal }));
       expect(res.status, `wallet_decimal ${JSON.stringify(decimal)}`).toBe(400);
       expect(res.body).toEqual(invalidInput(["wallet_decimal"]));

@@ -451,6 +451,25 @@ describe("POST /webhooks/{id}/test and /resend", () => {
     expect(bad.body.error).toStrictEqual({ event_id: "event_id requires an integer" });
     expect(got).toHaveLength(0);
   });
+
+  it("reads an event_id of up to 15 digits as an id and refuses a longer one as no integer", async () => {
+    const admin = await makeAdmin();
+    const made = (await subscribe(admin)).body.data;
+    const { got, app } = receiver();
+    const resend = (event_id: string) =>
+      call("POST", `/webhooks/${made.id}/resend`, { auth: admin.bearer, app, body: { event_id } });
+    const longest = await resend("999999999999999");
+    expect([longest.status, longest.body.error]).toStrictEqual([
+      404,
+      { event_id: "No event 999999999999999" },
+    ]);
+    const longer = await resend("1000000000000000");
+    expect([longer.status, longer.body.error]).toStrictEqual([
+      400,
+      { event_id: "event_id requires an integer" },
+    ]);
+    expect(got).toHaveLength(0);
+  });
 });
 
 describe("DELETE /webhooks/{id} and GET /webhooks/{id}/deliveries", () => {
