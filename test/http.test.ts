@@ -161,7 +161,7 @@ describe("routing", () => {
     expect(await balanceOf(admin, user.id, wallet)).toBe(3);
   });
 
-  it("refuses a form's rest_route naming another route than the request's, writing nothing", async () => {
+  it("refuses a form's rest_route naming another route than the request's; a JSON body's routes nothing", async () => {
     const { admin, user, wallet } = await makeAccount();
     const fields = (i: number) =>
       `user_id=${user.id}&wallet_id=${wallet}&amount=3&request_id=${unique(`fr${i}`)}`;
@@ -214,6 +214,20 @@ describe("routing", () => {
       expect(res.status, `${path}: ${res.text}`).toBe(200);
     }
     expect(await balanceOf(admin, user.id, wallet)).toBe(6);
+    // A JSON body's rest_route routes nothing (WordPress routes by $_GET and $_POST, which a JSON
+    // body does not fill): a field the route does not read, so the path's credit runs.
+    const res = await call("POST", "/wp-json/wallet/v1/credits", {
+      auth: admin.bearer,
+      body: {
+        rest_route: "/wallet/v1/debits",
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "3",
+        request_id: unique("fr-json"),
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(9);
   });
 
   it("serves the namespace index at /?rest_route=/wallet/v1", async () => {
