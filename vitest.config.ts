@@ -212,6 +212,7 @@ export default defineConfig(async () => {
             // A process per file: its start-up is nothing beside the wrangler processes it runs.
             isolate: true,
             include: ["test/node/**/*.test.ts"],
+            setupFiles: ["./test/node/shared-bundles.ts"],
             testTimeout: 120_000,
             // Node's on-disk code cache for the processes the tests start (they inherit the
             // variable): each wrangler call compiled its 15 MB cli.js anew, 0.3-0.5 s of about 3 s.
@@ -234,6 +235,7 @@ export default defineConfig(async () => {
           test: {
             name: "reliability",
             environment: "node",
+            setupFiles: ["./test/node/shared-bundles.ts"],
             include: RELIABILITY_BESIDE,
             globalSetup: ["./test/reliability/global-setup.ts"],
             sequence: { groupOrder: 1 },
@@ -248,6 +250,7 @@ export default defineConfig(async () => {
           test: {
             name: "reliability-quiet",
             environment: "node",
+            setupFiles: ["./test/node/shared-bundles.ts"],
             include: ["test/reliability/**/*.test.ts"],
             exclude: [...configDefaults.exclude, ...RELIABILITY_BESIDE],
             globalSetup: ["./test/reliability/global-setup.ts"],

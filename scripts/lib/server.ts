@@ -393,14 +393,22 @@ export async function startServer({
 /** Per config, the folder its servers under Miniflare alone share their bundle in (./bench-worker.ts). */
 const bundles = new Map<string, string>();
 
+/**
+ * Removes the bundle folders this process's servers shared: when it exits, or sooner where it
+ * ends without exiting so (vitest ends a test file's process without its `exit` listeners).
+ */
+export function removeSharedBundles() {
+  for (const folder of bundles.values()) rmSync(folder, { recursive: true, force: true });
+  bundles.clear();
+}
+process.once("exit", removeSharedBundles);
+
 function bundleFolder(config: string) {
   const key = resolve(config);
   let folder = bundles.get(key);
   if (folder === undefined) {
-    const made = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
-    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
-    bundles.set(key, made);
-    folder = made;
+    folder = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
+    bundles.set(key, folder);
   }
   return folder;
 }
