@@ -39,7 +39,7 @@ export async function findUsers(db: Db, ids: number[]) {
  * a text name two accounts (newUserTextsFree); where an import brought such a pair in, the e-mail's
  * owner is named, whichever password is given.
  */
-export async function findLoginUser(db: Db, login: string): Promise<UserRow | undefined> {
+async function findLoginUser(db: Db, login: string): Promise<UserRow | undefined> {
   return loginUser(db, login).get();
 }
 
