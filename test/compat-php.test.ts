@@ -143,6 +143,13 @@ describe("PHP numbers", () => {
     for (const no of ["2\0", "\u00002", "2\u00a0"])
       expect(phpIsNumeric(no), JSON.stringify(no)).toBe(false);
     expect([phpInt("\f2"), phpInt("\u00002")]).toEqual([2, null]);
+    // After the number too, each of the six, as (int) reads it; any other space is no number.
+    expect([phpInt("2\v"), phpInt(" -3.9e0\r\n"), phpInt("\t4\f "), phpInt("2\u00a0")]).toEqual([
+      2,
+      -3,
+      4,
+      null,
+    ]);
   });
 
   it("(int) truncates and refuses what no id can be", () => {

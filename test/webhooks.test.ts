@@ -115,6 +115,12 @@ describe("POST /webhooks", () => {
       "file:///etc/passwd",
     ].map((url) => [url, "url must start with https://"]),
     ["hooks.example.com/x", "url must be an absolute URL without a #fragment"],
+    // An IPv6 zone id (fe80::1%eth0) is no URL host: the parser refuses it, so no link-local
+    // address reaches the address rules in that spelling.
+    ...["https://[fe80::1%25eth0]/x", "https://[fe80::1%eth0]/x"].map((url) => [
+      url,
+      "url must be an absolute URL without a #fragment",
+    ]),
     ["https://hooks.example.com/x#frag", "url must be an absolute URL without a #fragment"],
     ["https://hooks.example.com/x#", "url must be an absolute URL without a #fragment"],
     ["https://hooks.example.com:0/x", "url must not name port 0"],
