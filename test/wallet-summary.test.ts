@@ -175,6 +175,11 @@ describe("GET wallet-summary (the plugin's dialect)", () => {
     expect([nobody.status, nobody.body.message]).toEqual([404, "User not found"]);
     const noWallet = await plugin(admin.bearer, { user_id: user.id, wallet_id: "nowallet" });
     expect([noWallet.status, noWallet.body.message]).toEqual([404, "Invalid Wallet"]);
+    // Neither there: the wallet is named first, however the user is named.
+    for (const nobodyRef of [999_999_999, "nobody-at-all"]) {
+      const neither = await plugin(admin.bearer, { user_id: nobodyRef, wallet_id: "nowallet" });
+      expect(neither.body, String(nobodyRef)).toEqual(noWallet.body);
+    }
     const anonymous = await plugin(undefined, { user_id: user.id, wallet_id: wallet });
     expect([anonymous.status, anonymous.body.message]).toEqual([403, "Permission Denied"]);
     const notYours = await plugin(other.bearer, { user_id: user.id, wallet_id: wallet });

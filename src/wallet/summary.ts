@@ -18,14 +18,19 @@ export async function walletSummary(
   const { walletId } = input;
   const user = input.user ?? { id: caller(ctx).userId };
   const userId = await readableUserId(ctx, user);
-  const nowS = seconds(ctx.nowMs());
-  const found = userId === null ? undefined : await walletPosition(ctx.db, userId, walletId, nowS);
-  if (found && !found.wallet) throw new Refusal({ code: "wallet_not_found", walletId });
+  // An unknown wallet is named before an unknown user, whether the user was named by id or by a
+  // login text that names nobody.
+  const found =
+    userId === null
+      ? undefined
+      : await walletPosition(ctx.db, userId, walletId, seconds(ctx.nowMs()));
+  const wallet = found ? found.wallet : await findWalletCached(ctx.db, walletId);
+  if (!wallet) throw new Refusal({ code: "wallet_not_found", walletId });
   if (!found?.userExists || userId === null)
     throw new Refusal({ code: "user_not_found", userId: nameOf(user) });
   return {
     userId,
-    wallet: found.wallet!,
+    wallet,
     ...withHolds(found.balance),
     entryCount: found.balance?.entryCount ?? 0,
     last: found.last ?? null,
