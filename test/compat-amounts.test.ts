@@ -396,3 +396,50 @@ describe("an amount's text past its length", () => {
     expect(await tableCounts()).toEqual(before);
   });
 });
+
+describe("a refused amount beside an unknown user or wallet", () => {
+  it("is named before the user in credits and debits, however it is written, as wallet/v1 names it", async () => {
+    const { user, wallet } = await account("100");
+    const before = await tableCounts();
+    const notPositive = { amount: "amount must be greater than zero" };
+    const tooLarge = { amount: "amount is too large" };
+    // Each amount's refusal needs no wallet (its sign), or only the wallet's places.
+    const cases: [string, unknown, Json][] = [
+      ["-1", "-1", notPositive],
+      ["0", 0, notPositive],
+      ["-0.5", -0.5, notPositive],
+      ["-1e300", -1e300, notPositive],
+      ["a long negative", `-${"9".repeat(50)}`, notPositive],
+      ["rounds to zero", "0.001", notPositive],
+      ["too large for the wallet", "99999999999999999", tooLarge],
+    ];
+    for (const [label, amount, error] of cases)
+      for (const path of ["/credits", "/debits"]) {
+        const nobody = await json(path, {
+          user_id: 999_999_999,
+          wallet_id: wallet,
+          request_id: rid(),
+          amount,
+        });
+        expect([nobody.status, nobody.body.error], `${path} ${label}`).toEqual([400, error]);
+      }
+    // A sign is judged with the other fields, before the wallet is looked up.
+    for (const [label, amount, error] of cases.slice(0, 5))
+      for (const path of ["/credits", "/debits"]) {
+        const noWallet = await json(path, {
+          user_id: user.id,
+          wallet_id: "nowallet",
+          request_id: rid(),
+          amount,
+        });
+        expect([noWallet.status, noWallet.body.error], `${path} ${label}`).toEqual([400, error]);
+      }
+    // wallet/v1 names the amount before the user too.
+    const v1 = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: 999_999_999, wallet_id: wallet, request_id: rid(), amount: "-1" },
+    });
+    expect([v1.status, v1.body.error]).toEqual([400, notPositive]);
+    expect(await tableCounts()).toEqual(before);
+  });
+});

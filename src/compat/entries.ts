@@ -6,6 +6,7 @@ import { defineRoute, type Input } from "../http/route";
 import { withinChars } from "../text";
 import { credit, debit, type UserRef } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
+import { pluginAmountNotPositive } from "../wallet/rules";
 import { amountRefused, overlongRefused, PLUGIN_ROUNDING } from "./amounts";
 import { keyRouteRefusals } from "./auth";
 import { pluginUser } from "./identity";
@@ -53,6 +54,10 @@ const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => {
       if (!errors.request_id && fields.request_id.length > REQUEST_ID_MAX)
         errors.request_id = tooLongText("request_id", REQUEST_ID_MAX);
       if (!errors.amount) Object.assign(errors, overlongRefused("amount", fields.amount));
+      // A sign needs no wallet: refused here, before the wallet and the user are looked up, as
+      // wallet/v1 refuses it, whether the amount is written short or long.
+      if (!errors.amount && pluginAmountNotPositive(fields.amount))
+        Object.assign(errors, amountRefused("amount", "not-positive"));
       if (Object.keys(errors).length > 0) throw invalidInput(errors);
       const noteError = noteRefusal(note);
       if (noteError) throw invalidInput({ note: noteError });

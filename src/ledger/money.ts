@@ -189,6 +189,17 @@ function readPluginAmount(sent: string | number) {
 }
 
 /**
+ * Whether an amount the plugin's dialect reads is below or at zero, whatever the wallet: negative,
+ * or zero in every digit. Known from its text alone, so the dialect refuses it with the other field
+ * checks (one that only rounds to zero needs the wallet's places: amountToMinor).
+ */
+export function pluginAmountNotPositive(sent: string | number) {
+  const amount = readPluginAmount(sent);
+  if (typeof amount === "string") return amount === "not-positive";
+  return amount.negative || (allZeros(amount.integer) && allZeros(amount.fraction));
+}
+
+/**
  * What an entry's answers show as its `amount`: the amount as sent when it is exactly the amount
  * that moved (any notation the dialect took: `1500`, `100.50`, `1.5E-5`), else the moved amount's
  * exact text. A plugin-dialect amount that was rounded shows what moved (`0.005` sent, `0.01`

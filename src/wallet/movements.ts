@@ -76,15 +76,17 @@ export function amountOf(amount: AmountSent, wallet: Wallet) {
 }
 
 /**
- * What a credit, a debit or a hold names, for an administrator: its wallet, then its user, and the
- * amount in the wallet's units; with the request_id and the note as sent.
+ * What a credit, a debit or a hold names, for an administrator: its wallet and the amount in the
+ * wallet's units, then its user (a refused amount is named before an unknown user, as wallet/v1's
+ * validation names it before existence); with the request_id and the note as sent.
  */
 export async function resolveMove(ctx: ServiceContext, input: Omit<MoveInput, "metaData">) {
   requireAdmin(ctx, "write");
   const wallet = await requireWallet(ctx.db, input.walletId);
+  const amount = amountOf(input.amount, wallet);
   const [user] = await requireUsers(ctx.db, [input.user]);
   const { requestId, note } = input;
-  return { user, wallet, ...amountOf(input.amount, wallet), requestId, note };
+  return { user, wallet, ...amount, requestId, note };
 }
 
 /**

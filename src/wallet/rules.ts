@@ -16,6 +16,7 @@ export {
   numberText,
   phpIsNumeric,
   plainDecimal,
+  pluginAmountNotPositive,
   readAmount,
   storageDecimals,
 } from "../ledger/money";
