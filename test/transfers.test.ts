@@ -296,6 +296,46 @@ describe("POST /transfers", () => {
       );
     });
 
+    // A batch's transfer leg named these together already: one transfer, one answer, either way.
+    it.each([
+      ["an unknown wallet", { wallet_id: "nosuchwalletzz" }, { wallet_id: "wallet_id not found" }],
+      [
+        "too many places",
+        { amount: "1.001" },
+        { amount: expect.stringContaining("more decimal places") },
+      ],
+    ] as const)(
+      "names a transfer to oneself with %s together, as a batch's leg does",
+      async (_, fault, error) => {
+        const { admin, from, wallet } = await setup({ fromBalance: 100 });
+        const fields = {
+          from_user_id: from.id,
+          to_user_id: from.id,
+          wallet_id: wallet,
+          amount: "1",
+          ...fault,
+        };
+        const expected = { to_user_id: "to_user_id must differ from from_user_id", ...error };
+        const single = await expectRefusedTransfer(
+          admin,
+          { ...fields, request_id: unique("r") },
+          400,
+          invalid(expected),
+        );
+        expect(Object.keys(single.body.error)).toEqual(Object.keys(expected));
+        const batch = await call("POST", "/batches", {
+          auth: admin.bearer,
+          body: { request_id: unique("b"), operations: [{ type: "transfer", ...fields }] },
+        });
+        expect(batch.status).toBe(400);
+        expect(batch.body.error).toEqual(
+          Object.fromEntries(
+            Object.entries(single.body.error).map(([k, v]) => [`operations[0].${k}`, v]),
+          ),
+        );
+      },
+    );
+
     it("reports every empty field together", async () => {
       const { admin } = await setup();
       await expectRefusedTransfer(

@@ -2,9 +2,10 @@ import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
 import type { ServiceContext } from "../wallet/context";
 import { findWallet } from "../wallet/directory";
+import { namesOneUser } from "../wallet/movements";
 import { amountToMinor } from "../wallet/rules";
 import { withAliases } from "./aliases";
-import { amountRefusedText, invalidInput, WALLET_NOT_FOUND } from "./errors";
+import { amountRefusedText, invalidInput, SAME_USER_TEXT, WALLET_NOT_FOUND } from "./errors";
 import { EMPTY } from "./fields";
 import type { Input } from "./route";
 
@@ -93,8 +94,9 @@ type MoneySchema = v.ObjectSchema<
 
 /**
  * A money movement's fields and every field error, the ones only the wallet can judge included
- * (does it exist, does the amount fit its decimals). The wallet is found through the service
- * (`findWallet`); this module reads no database itself.
+ * (does it exist, does the amount fit its decimals), and a transfer naming one user at both ends
+ * (keyed `to_user_id`), so that a transfer, alone or a batch's leg, names its faults together. The
+ * wallet is found through the service (`findWallet`); this module reads no database itself.
  */
 export async function checkMoneyFields<S extends MoneySchema>(
   schema: S,
@@ -112,6 +114,13 @@ export async function checkMoneyFields<S extends MoneySchema>(
     const minor = amountToMinor(params.amount as string | number, wallet, "refuse-excess-places");
     if (typeof minor !== "number") errors.amount = amountRefusedText(minor, wallet);
   }
+  const ends = output as { from_user_id?: unknown; to_user_id?: unknown } | undefined;
+  if (
+    typeof ends?.from_user_id === "number" &&
+    typeof ends.to_user_id === "number" &&
+    namesOneUser({ id: ends.from_user_id }, { id: ends.to_user_id })
+  )
+    errors.to_user_id ??= SAME_USER_TEXT;
   return { output, errors };
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../env";
-import { invalidInput, SAME_USER_TEXT } from "../../http/errors";
+import { invalidInput } from "../../http/errors";
 import {
   documented,
   EMPTY,
@@ -18,7 +18,6 @@ import { isPhpArray } from "../../http/php-vars";
 import type { Input } from "../../http/route";
 import { checkFields, checkMoneyFields } from "../../http/validation";
 import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
-import { namesOneUser } from "../../wallet/movements";
 import { PAGE_FIELDS } from "../transactions/schemas";
 
 /** An operation's fields are its single route's but the request_id, in the same order of errors. */
@@ -103,12 +102,6 @@ async function readOperation(
   }
   const schema = type === "transfer" ? TransferOperation : EntryOperation;
   const { output, errors: found } = await checkMoneyFields(schema, op, c.var.service);
-  if (
-    output &&
-    "from_user_id" in output &&
-    namesOneUser({ id: output.from_user_id }, { id: output.to_user_id })
-  )
-    found.to_user_id ??= SAME_USER_TEXT;
   for (const key of Object.keys(schema.entries))
     if (found[key] !== undefined) errors[`${at}.${key}`] = found[key];
   if (!output || Object.keys(found).length > 0) return undefined;
