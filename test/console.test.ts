@@ -921,6 +921,41 @@ describe("moving money", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  // The console's words are its own, but which faults it names, and in which order, are the API's:
+  // a form naming an unknown wallet or recipient and a refused amount said only one of them.
+  it.each([
+    ["credit", { wallet_id: "nosuchwalletzz", amount: "0" }],
+    ["debit", { wallet_id: "nosuchwalletzz", amount: "abc" }],
+    ["transfer", { to: "nobody", wallet_id: "nosuchwalletzz", amount: "1" }],
+    ["transfer", { to: "nobody", amount: "1.001" }],
+    ["transfer", { to: "self", wallet_id: "nosuchwalletzz", amount: "1" }],
+    ["transfer", { to: "self", amount: "1.001" }],
+  ] as const)("names a %s form's faults as the API does: %o", async (action, sent) => {
+    const { to, ...fields } = { to: undefined, ...sent };
+    const recipient = to === "self" ? alice.id : 999_999_997;
+    const ends: Record<string, number> = action === "transfer" ? { to_user_id: recipient } : {};
+    const api = await call("POST", `/${action}s`, {
+      auth: admin.bearer,
+      body: {
+        ...(action === "transfer" ? { from_user_id: alice.id, ...ends } : { user_id: alice.id }),
+        wallet_id: wallet,
+        request_id: unique("r"),
+        ...fields,
+      },
+    });
+    expect(api.status).toBe(400);
+    const before = await tableCounts();
+    const res = await sendForm(await userPage(), `/users/${alice.id}/${action}`, {
+      ...ends,
+      ...fields,
+    });
+    const label = action[0]!.toUpperCase() + action.slice(1);
+    expect(noticeLeft(res)).toBe(
+      `error:${label} refused. invalid input: ${Object.values(api.body.error).join("; ")}`,
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("refuses a form without its CSRF token, and writes nothing", async () => {
     const before = await tableCounts();
     const res = await request(`/users/${alice.id}/credit`, {

@@ -10,7 +10,7 @@ import { seal, unseal } from "../auth/sealed";
 import type { EntryRow } from "../db/ledger";
 import { jwtSecret } from "../http/auth";
 import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
-import { parseFields } from "../http/validation";
+import { parseFields, parseMoneyFields } from "../http/validation";
 import { spendMoneyShare } from "../wallet/context";
 import {
   credit,
@@ -39,18 +39,28 @@ export const moneyScreen = new Hono<ConsoleEnv>({ strict: false });
 /** A money form as a verb's input: a transfer's recipient is `to`. */
 type Movement = MoveInput & { user: { id: number }; to?: { id: number } };
 
-/** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body. */
-function moveOf(action: Move, userId: number, form: Fields): Movement {
+/**
+ * A money form's fields decoded as POST /credits, /debits or /transfers decodes its body: every
+ * field error together, the wallet's (does it exist, does the amount fit it) and a transfer to the
+ * sender itself included, before the verb looks any user up, so a form names the faults the API
+ * names, in its order.
+ */
+async function moveOf(
+  c: Context<ConsoleEnv>,
+  action: Move,
+  userId: number,
+  form: Fields,
+): Promise<Movement> {
   const sent = fieldsOf(form, ["wallet_id", "amount", "request_id", "note"]);
   if (action !== "transfer") {
-    const f = parseFields(EntryParams, { ...sent, user_id: userId });
+    const f = await parseMoneyFields(EntryParams, { ...sent, user_id: userId }, c.var.service);
     return { user: { id: f.user_id }, ...movementOf(f), requestId: f.request_id };
   }
-  const f = parseFields(TransferParams, {
-    ...sent,
-    from_user_id: userId,
-    to_user_id: field(form, "to_user_id"),
-  });
+  const f = await parseMoneyFields(
+    TransferParams,
+    { ...sent, from_user_id: userId, to_user_id: field(form, "to_user_id") },
+    c.var.service,
+  );
   return {
     user: { id: f.from_user_id },
     to: { id: f.to_user_id },
@@ -102,7 +112,7 @@ const ALREADY_DONE = "Already done: this form was sent before, and the money mov
  */
 async function movedBefore(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
   const seen = await attemptMoney(c, async () => {
-    const m = moveOf("transfer", id.id, form);
+    const m = await moveOf(c, "transfer", id.id, form);
     const taken = await keyedEntryId(c.var.service, { userId: m.user.id, requestId: m.requestId });
     return taken !== undefined && (await writtenBy(c, "transfer", m, taken));
   });
@@ -149,8 +159,8 @@ async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
 
 /** The transfer a form asks for, read by the verb that moves it; refused, the way back to the form. */
 async function resolveAsked(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
-  const read = await attemptMoney(c, () => {
-    const m = moveOf("transfer", id.id, form);
+  const read = await attemptMoney(c, async () => {
+    const m = await moveOf(c, "transfer", id.id, form);
     return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to! });
   });
   if (read.ok) return read;
@@ -251,7 +261,7 @@ for (const action of MOVES)
       let movement: Movement | undefined;
       const moved = await attemptMoney(c, async () => {
         await spendMoneyShare(c.var.service);
-        movement = moveOf(action, id.id, form);
+        movement = await moveOf(c, action, id.id, form);
         return moveWith(c, action, movement);
       });
       const to = `${BASE}/users/${id.ref}`;

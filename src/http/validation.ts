@@ -131,8 +131,18 @@ export async function checkMoneyFields<S extends MoneySchema>(
  */
 export const moneyFields = <S extends MoneySchema>(schema: S): Input<v.InferOutput<S>> => ({
   schema,
-  read: async (c, params) => {
-    const { output, errors } = await checkMoneyFields(schema, params, c.var.service);
-    return orInvalid(schema, output, errors);
-  },
+  read: (c, params) => parseMoneyFields(schema, params, c.var.service),
 });
+
+/**
+ * checkMoneyFields' output, or a 400 "invalid input" naming every field error in schema key order:
+ * a money route's reading, and the console's of its money forms.
+ */
+export async function parseMoneyFields<S extends MoneySchema>(
+  schema: S,
+  params: Record<string, unknown>,
+  ctx: ServiceContext,
+) {
+  const { output, errors } = await checkMoneyFields(schema, params, ctx);
+  return orInvalid(schema, output, errors);
+}
