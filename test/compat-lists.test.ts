@@ -134,6 +134,18 @@ describe("POST transfers", () => {
         "invalid input",
       ],
       [{ ...base, wallet_id: "nowallet", amount_to_transfer: 1 }, 404, "Invalid Wallet"],
+      // The plugin's order: the users, then the wallet, then the amount.
+      ...[
+        { wallet_id: "nowallet", amount_to_transfer: 1 },
+        { amount_to_transfer: "-5" },
+        { amount_to_transfer: "0.001" },
+        { amount_to_transfer: "99999999999999999" },
+      ].map((fault): [Json, number, string] => [
+        { ...base, transfer_to_user: 2_000_000_000, ...fault },
+        400,
+        "Unable to reach 2000000000",
+      ]),
+      [{ ...base, wallet_id: "nowallet", amount_to_transfer: "-5" }, 404, "Invalid Wallet"],
       [{ ...base, wallet_id: "bad-id!", amount_to_transfer: 1 }, 400, "invalid input"],
       [{ ...base, amount_to_transfer: 1, request_id: "has space" }, 400, "invalid input"],
       // Sent, but nothing is left of it as a key: refused, never a transfer without one.
