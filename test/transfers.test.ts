@@ -304,6 +304,12 @@ describe("POST /transfers", () => {
         { amount: "1.001" },
         { amount: expect.stringContaining("more decimal places") },
       ],
+      [
+        "an amount that is no number",
+        { amount: "abc" },
+        { amount: "amount requires a valid amount" },
+      ],
+      ["a zero amount", { amount: "0" }, { amount: "amount must be greater than zero" }],
     ] as const)(
       "names a transfer to oneself with %s together, as a batch's leg does",
       async (_, fault, error) => {

@@ -114,12 +114,13 @@ export async function checkMoneyFields<S extends MoneySchema>(
     const minor = amountToMinor(params.amount as string | number, wallet, "refuse-excess-places");
     if (typeof minor !== "number") errors.amount = amountRefusedText(minor, wallet);
   }
-  const ends = output as { from_user_id?: unknown; to_user_id?: unknown } | undefined;
-  if (
-    typeof ends?.from_user_id === "number" &&
-    typeof ends.to_user_id === "number" &&
-    namesOneUser({ id: ends.from_user_id }, { id: ends.to_user_id })
-  )
+  // Each end read by its own field, so the check stands beside any other field's error.
+  const end = (key: string) => {
+    const entry = (schema.entries as v.ObjectEntries)[key];
+    return entry && !errors[key] ? v.parse(entry, params[key]) : undefined;
+  };
+  const [from, to] = [end("from_user_id"), end("to_user_id")];
+  if (typeof from === "number" && typeof to === "number" && namesOneUser({ id: from }, { id: to }))
     errors.to_user_id ??= SAME_USER_TEXT;
   return { output, errors };
 }
