@@ -72,14 +72,22 @@ export const pathFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutp
 
 /**
  * A reader route's input: its schema, and an administrator must name the user (a subscriber who
- * names none reads its own).
+ * names none reads its own). A well-formed `wallet_id` filter naming no wallet is a field error
+ * like a malformed one, named beside the others, as a money route names it; the verb still
+ * refuses an unknown wallet itself.
  */
 export const readerFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S>> => ({
   schema,
-  read: (c, params) => {
+  read: async (c, params) => {
     const { output, errors = {} } = checkFields(schema, params);
     if (params.user_id === undefined && c.get("principal").role === "administrator")
       errors.user_id = EMPTY;
+    const walletField = (schema.entries as v.ObjectEntries).wallet_id;
+    if (walletField && params.wallet_id !== undefined && !errors.wallet_id) {
+      const walletId = v.parse(walletField, params.wallet_id);
+      if (typeof walletId === "string" && !(await findWallet(c.var.service, walletId)))
+        errors.wallet_id = WALLET_NOT_FOUND;
+    }
     return orInvalid(schema, output, errors);
   },
 });

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { call, makeAdmin, makeUser } from "./helpers";
+
+/**
+ * A read route's unknown `wallet_id` filter is a field error like any other: named beside the
+ * request's other field errors, as a malformed one (`bad$chars`, same text) and a money route's
+ * unknown wallet are, rather than only once every other field is right.
+ */
+describe("an unknown wallet_id filter beside other field errors", () => {
+  const routes: [string, Record<string, string>][] = [
+    ["/transactions", { security_code: "0" }],
+    ["/statements", {}],
+    ["/holds", {}],
+  ];
+  for (const [path, base] of routes) {
+    it(`${path} names it as it names a malformed one`, async () => {
+      const admin = await makeAdmin();
+      const ada = await makeUser();
+      const others: Record<string, string>[] = [
+        { user_id: "abc" },
+        { user_id: String(ada.id), page: "0" },
+      ];
+      for (const other of others) {
+        const answers = [];
+        for (const wallet_id of ["nosuch", "bad$chars"]) {
+          const r = await call("GET", path, {
+            auth: admin.bearer,
+            query: { ...base, ...other, wallet_id },
+          });
+          answers.push({ status: r.status, error: r.body.error });
+        }
+        expect(answers[0], JSON.stringify(other)).toEqual(answers[1]);
+        expect(answers[0]!.status).toBe(400);
+        expect(answers[0]!.error.wallet_id).toBe("wallet_id not found");
+      }
+    });
+  }
+});
