@@ -71,6 +71,32 @@ export const pathFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutp
 });
 
 /**
+ * A field's value as its own schema entry reads it, when the schema has that field and found no
+ * error in it: what a check across fields, or one that needs the database, may judge beside the
+ * other field errors.
+ */
+function fieldValue(
+  schema: { entries: v.ObjectEntries },
+  params: Record<string, unknown>,
+  errors: Record<string, string>,
+  key: string,
+): unknown {
+  const entry = schema.entries[key];
+  return entry && !errors[key] ? v.parse(entry, params[key]) : undefined;
+}
+
+/**
+ * The wallet a well-formed `wallet_id` names; naming none, `wallet_id`'s field error, as a
+ * malformed one has. Found through the service (`findWallet`): this module reads no database.
+ */
+async function walletNamed(ctx: ServiceContext, walletId: unknown, errors: Record<string, string>) {
+  if (typeof walletId !== "string") return undefined;
+  const wallet = await findWallet(ctx, walletId);
+  if (!wallet) errors.wallet_id = WALLET_NOT_FOUND;
+  return wallet;
+}
+
+/**
  * A reader route's input: its schema, and an administrator must name the user (a subscriber who
  * names none reads its own). A well-formed `wallet_id` filter naming no wallet is a field error
  * like a malformed one, named beside the others, as a money route names it; the verb still
@@ -82,12 +108,7 @@ export const readerFields = <S extends ObjectSchema>(schema: S): Input<v.InferOu
     const { output, errors = {} } = checkFields(schema, params);
     if (params.user_id === undefined && c.get("principal").role === "administrator")
       errors.user_id = EMPTY;
-    const walletField = (schema.entries as v.ObjectEntries).wallet_id;
-    if (walletField && params.wallet_id !== undefined && !errors.wallet_id) {
-      const walletId = v.parse(walletField, params.wallet_id);
-      if (typeof walletId === "string" && !(await findWallet(c.var.service, walletId)))
-        errors.wallet_id = WALLET_NOT_FOUND;
-    }
+    await walletNamed(c.var.service, fieldValue(schema, params, errors, "wallet_id"), errors);
     return orInvalid(schema, output, errors);
   },
 });
@@ -103,8 +124,7 @@ type MoneySchema = v.ObjectSchema<
 /**
  * A money movement's fields and every field error, the ones only the wallet can judge included
  * (does it exist, does the amount fit its decimals), and a transfer naming one user at both ends
- * (keyed `to_user_id`), so that a transfer, alone or a batch's leg, names its faults together. The
- * wallet is found through the service (`findWallet`); this module reads no database itself.
+ * (keyed `to_user_id`), so that a transfer, alone or a batch's leg, names its faults together.
  */
 export async function checkMoneyFields<S extends MoneySchema>(
   schema: S,
@@ -112,22 +132,15 @@ export async function checkMoneyFields<S extends MoneySchema>(
   ctx: ServiceContext,
 ) {
   const { output, errors = {} } = checkFields(schema, params);
-  const walletId = errors.wallet_id
-    ? undefined
-    : v.parse(schema.entries.wallet_id, params.wallet_id);
-  const wallet = walletId === undefined ? undefined : await findWallet(ctx, walletId);
-  if (walletId !== undefined && !wallet) errors.wallet_id = WALLET_NOT_FOUND;
+  const wallet = await walletNamed(ctx, fieldValue(schema, params, errors, "wallet_id"), errors);
   if (wallet && !errors.amount) {
     // The schema has read the amount (a string or a number, numeric and positive).
     const minor = amountToMinor(params.amount as string | number, wallet, "refuse-excess-places");
     if (typeof minor !== "number") errors.amount = amountRefusedText(minor, wallet);
   }
   // Each end read by its own field, so the check stands beside any other field's error.
-  const end = (key: string) => {
-    const entry = (schema.entries as v.ObjectEntries)[key];
-    return entry && !errors[key] ? v.parse(entry, params[key]) : undefined;
-  };
-  const [from, to] = [end("from_user_id"), end("to_user_id")];
+  const from = fieldValue(schema, params, errors, "from_user_id");
+  const to = fieldValue(schema, params, errors, "to_user_id");
   if (typeof from === "number" && typeof to === "number" && namesOneUser({ id: from }, { id: to }))
     errors.to_user_id ??= SAME_USER_TEXT;
   return { output, errors };
