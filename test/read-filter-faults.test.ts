@@ -36,3 +36,29 @@ describe("an unknown wallet_id filter beside other field errors", () => {
     });
   }
 });
+
+describe("GET /user-wallet-balance's unknown wallet beside other field errors", () => {
+  it("names an unknown wallet as it names a malformed one, its own id in the text", async () => {
+    const admin = await makeAdmin();
+    const ada = await makeUser();
+    const others: Record<string, string>[] = [
+      { user_id: "abc" },
+      { user_id: String(ada.id), at: "bad" },
+    ];
+    for (const other of others) {
+      const unknown = await call("GET", "/user-wallet-balance", {
+        auth: admin.bearer,
+        query: { ...other, wallet_id: "nosuch" },
+      });
+      const malformed = await call("GET", "/user-wallet-balance", {
+        auth: admin.bearer,
+        query: { ...other, wallet_id: "bad$chars" },
+      });
+      expect(unknown.status).toBe(400);
+      expect(Object.keys(unknown.body.error), JSON.stringify(other)).toEqual(
+        Object.keys(malformed.body.error),
+      );
+      expect(unknown.body.error.wallet_id).toBe("wallet_id not found: nosuch");
+    }
+  });
+});

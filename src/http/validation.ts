@@ -97,9 +97,33 @@ async function walletNamed(ctx: ServiceContext, walletId: unknown, errors: Recor
 }
 
 /**
+ * An envelope-A route's input with a check that needs the service (`besides`), made only when the
+ * request is refused already: what it finds is named beside the other field errors, and a request
+ * read whole pays nothing for it (its verb finds the same on its own).
+ */
+export const fieldsBeside = <S extends ObjectSchema>(
+  schema: S,
+  besides: (
+    ctx: ServiceContext,
+    field: (key: string) => unknown,
+  ) => Promise<Record<string, string>>,
+): Input<v.InferOutput<S>> => ({
+  schema,
+  read: async (c, params) => {
+    const { output, errors = {} } = checkFields(schema, params);
+    if (!output)
+      Object.assign(
+        errors,
+        await besides(c.var.service, (key) => fieldValue(schema, params, errors, key)),
+      );
+    return orInvalid(schema, output, errors);
+  },
+});
+
+/**
  * A reader route's input: its schema, and an administrator must name the user (a subscriber who
- * names none reads its own). A well-formed `wallet_id` filter naming no wallet is a field error
- * like a malformed one, named beside the others, as a money route names it; the verb still
+ * names none reads its own). On a refused request a well-formed `wallet_id` filter naming no
+ * wallet is named beside the other field errors, as a malformed one is; read whole, the verb
  * refuses an unknown wallet itself.
  */
 export const readerFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S>> => ({
@@ -108,7 +132,8 @@ export const readerFields = <S extends ObjectSchema>(schema: S): Input<v.InferOu
     const { output, errors = {} } = checkFields(schema, params);
     if (params.user_id === undefined && c.get("principal").role === "administrator")
       errors.user_id = EMPTY;
-    await walletNamed(c.var.service, fieldValue(schema, params, errors, "wallet_id"), errors);
+    if (Object.keys(errors).length > 0)
+      await walletNamed(c.var.service, fieldValue(schema, params, errors, "wallet_id"), errors);
     return orInvalid(schema, output, errors);
   },
 });

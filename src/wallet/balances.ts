@@ -12,6 +12,9 @@ import { balancesAt } from "./statements";
 /** The most wallets one balance read may name (in either dialect). */
 export const MAX_WALLETS_PER_READ = 50;
 
+/** wallet/v1's refusal of a balance read naming `walletId`, which no wallet has (or can have). */
+export const unknownWalletText = (walletId: string) => `wallet_id not found: ${walletId}`;
+
 type Balances = {
   userExists: boolean;
   /** Each named wallet that exists, with the user's balance in it (0 where it has none). */
@@ -67,10 +70,15 @@ export async function userBalances(
     throw new Refusal({
       code: "invalid_field",
       field: "wallet_id",
-      why: `wallet_id not found: ${unknown[0]}`,
+      why: unknownWalletText(unknown[0]),
     });
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
   return found;
+}
+
+/** The first of these wallet ids that no wallet has, in their order (one read), or undefined. */
+export async function firstUnknownWallet(ctx: ServiceContext, walletIds: readonly string[]) {
+  return (await readBalances(ctx.ledger, 0, walletIds)).unknown[0];
 }
 
 /**

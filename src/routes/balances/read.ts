@@ -1,7 +1,7 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { fields } from "../../http/validation";
-import { userBalances } from "../../wallet/balances";
+import { fieldsBeside } from "../../http/validation";
+import { firstUnknownWallet, unknownWalletText, userBalances } from "../../wallet/balances";
 import { formatMoney, major } from "../../wallet/rules";
 import { BalanceAnswer } from "../answers";
 import { BalanceParams } from "./schemas";
@@ -13,7 +13,13 @@ export const readBalance = defineRoute(
     operationId: "readBalance",
     summary: "Balances of one or more wallets, now or at an instant (`at`)",
     auth: "reader",
-    params: fields(BalanceParams),
+    // A well-formed wallet id no wallet has is named beside the other field errors, as a malformed
+    // one is; read whole, the balances' own read finds it.
+    params: fieldsBeside(BalanceParams, async (ctx, field): Promise<Record<string, string>> => {
+      const ids = field("wallet_id");
+      const unknown = Array.isArray(ids) ? await firstUnknownWallet(ctx, ids) : undefined;
+      return unknown === undefined ? {} : { wallet_id: unknownWalletText(unknown) };
+    }),
     owner: (params) => params.user_id,
     errors: ["invalid_input", "user_not_found"],
     data: BalanceAnswer,
