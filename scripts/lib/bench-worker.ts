@@ -110,6 +110,9 @@ try {
     process.once(signal, () => void server.dispose());
   }
   await mf.ready;
+  // Miniflare has read the bundle into workerd's configuration: a bundle of this server's own is
+  // not read again, and goes now rather than when the process exits, which a killed one never does.
+  if (own) rmSync(outdir, { recursive: true, force: true });
 } catch (error) {
   console.error(startFailure(error));
   process.exitCode = 1;
