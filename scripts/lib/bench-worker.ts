@@ -57,7 +57,8 @@ const options = JSON.parse(process.env[BENCH_WORKER_OPTIONS] ?? "{}") as Options
 delete process.env[BENCH_WORKER_OPTIONS];
 const own = options.bundle === undefined;
 let outdir = options.bundle ?? mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
-// A bundle of its own goes with the process however it ends: stopped, or a failed start.
+// A bundle of its own goes once workerd has read it (below); one never served (a failed start, a
+// process ended before it was ready) goes with the process.
 if (own) process.on("exit", () => rmSync(outdir, { recursive: true, force: true }));
 
 // A server that cannot start (a bundle that does not build, a port taken) ends with status 1, its
