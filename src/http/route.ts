@@ -52,7 +52,10 @@ export type RouteInfo = {
   access?: Scope;
   /** `reader` routes: the user a request reads about, from its raw parameters (undefined: the caller). */
   owner?: (params: Params) => unknown;
-  /** A `reader` route public by configuration (the plugin's public balance reads): no credentials asked. */
+  /**
+   * A `reader` route public by configuration (the plugin's balance and transaction reads under
+   * COMPAT_PUBLIC_READS): no credentials asked.
+   */
   publicWhen?: (env: AppEnv["Bindings"]) => boolean;
   /** The dialect's words for refused credentials; the contract's (section 2) by default. */
   refusals?: Refusals;

@@ -24,7 +24,7 @@ import {
 } from "./fields";
 import type { Input } from "./route";
 
-/** A missing or empty field's words: the only ones it gets (collectUserErrors). */
+/** A missing or empty field's words: on wallet/v1 the only ones it gets (collectUserErrors). */
 const REQUIRED = {
   username: "username is required",
   user_email: "user_email is required",

@@ -6,7 +6,10 @@ import { bound, flagOn, usableSecretKey, varText } from "../settings";
 import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
 
-/** The webhook verbs' settings, or 503 while WEBHOOK_SECRET_KEY is unset or too short. */
+/**
+ * The webhook verbs' settings, or 503 webhooks_not_configured while WEBHOOK_SECRET_KEY is unset or
+ * too short, or WEBHOOK_QUEUE is not bound.
+ */
 export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
   const secretKey = varText(c.env.WEBHOOK_SECRET_KEY);
   const missing = [

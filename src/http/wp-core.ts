@@ -361,7 +361,8 @@ const PAGE_NAMES = new Set(["page", "pageno"]);
  * A paged list's headers, as WordPress sends them: X-WP-Total (items), X-WP-TotalPages and, when
  * there is a previous or next page, `Link` as WP_REST_Posts_Controller builds it: the request's own
  * query with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays
- * within the last page). Every paged list of both dialects answers these. `pinned` sets parameters
+ * within the last page). wallet/v1's paged lists and the plugin's credit, debit and transfer lists
+ * answer these (not its `GET transactions` search, which counts nothing). `pinned` sets parameters
  * whose value the answer settled (a statement's `to` once clamped), so every page reads the same.
  */
 export function pageHeaders(
