@@ -141,13 +141,16 @@ export const pathIdField = v.pipe(
 /** The input of a route on the one record its `{id}` names. */
 export const IdPath = v.object({ id: pathIdField });
 
-/** A lower-case rule (wallet/wallets.ts) as a client may send it: letters in either case. */
+/** A lower-case rule (wallet/wallet-shape.ts) as a client may send it: letters in either case. */
 const caseless = (rule: RegExp) => rule.source.replaceAll("a-z", "A-Za-z");
 
 /** A wallet id as documented: the one rule, letters in either case. */
 const WALLET_ID_SCHEMA = { type: "string", pattern: caseless(WALLET_ID) } as const;
 
-/** A wallet id in a path, by the one wallet-id rule (wallet/wallets.ts); anything else names none. */
+/**
+ * A wallet id in a path, by the one wallet-id rule (wallet/wallet-shape.ts); anything else names
+ * none.
+ */
 export const pathWalletIdField = v.pipe(
   pathText,
   documented(WALLET_ID_SCHEMA),

@@ -1,5 +1,5 @@
 // The app's router. Hono's default (SmartRouter) tries its RegExpRouter first, which gives up on
-// this route table (a `:user_id{[0-9]+}` route beside the plugin dialect's `/:ns/v1` ones), and so
+// this route table (a `:user_id{\d+}` route beside the plugin dialect's `/:ns/v1` ones), and so
 // runs on the TrieRouter, whose search over several hundred routes and middleware every request
 // would pay for. A path's match never changes once the routes are added, so its result is kept per
 // isolate, as Hono computed it, for the paths seen most recently.
