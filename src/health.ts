@@ -1,6 +1,7 @@
 // GET /health: public, for uptime checks and for the operator after a deploy. It says whether the
-// required settings are there (naming a missing one, never a value) and whether D1 answers with
-// every migration applied; no version, no error text. 200 when both are fine, 503 otherwise. A
+// settings and bindings are usable (naming each one missing or wrong, optional ones included, never
+// a value) and whether D1 answers with every migration applied; no version, no error text. 200 when
+// both are fine, 503 otherwise. A
 // migration D1 holds that this code does not know (code rolled back) is named, and still 200:
 // the routes serve on that schema.
 import type { Context } from "hono";

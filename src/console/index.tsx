@@ -99,8 +99,8 @@ const tooLarge = (c: Context<ConsoleEnv>) =>
 
 /**
  * A fault while drawing a page or acting on a form: the service's own answer to it (http/errors.ts
- * onError logs it and chooses the status: 503 for a busy database or Durable Object, else 500),
- * shown as a page.
+ * onError logs it and chooses the status: 503 for a busy database or Durable Object, or for what the
+ * operator must set up first, `missing`; else 500), shown as a page.
  */
 async function faultPage(err: Error, c: Context<ConsoleEnv>) {
   // The console's context is the app's, with the session and the form beside.

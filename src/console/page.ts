@@ -46,10 +46,10 @@ const NOTICE_COOKIE_MAX = 3_800;
 
 /**
  * A redirect back to a page, with a notice for it to show once. The notice rides in a cookie of the
- * console's own for a minute, signed with JWT_SECRET, never in the address: neither a link anyone
- * can send an operator nor a cookie set from elsewhere puts words on the console's screens. It
- * names the page it is for, by its path (a page reads its own without the query or the fragment
- * `to` may have), so a page another tab opens meanwhile neither shows nor spends it.
+ * console's own for a minute, signed (consoleKey, from JWT_SECRET), never in the address: neither a
+ * link anyone can send an operator nor a cookie set from elsewhere puts words on the console's
+ * screens. It names the page it is for, by its path (a page reads its own without the query or the
+ * fragment `to` may have), so a page another tab opens meanwhile neither shows nor spends it.
  */
 export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) {
   const kept = withinChars(notice.text, NOTICE_MAX)

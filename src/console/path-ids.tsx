@@ -1,6 +1,6 @@
 // The ids in a console page's path (a user, a transaction, a hold, a batch, a webhook, a key), read
 // by the API's one rule for a record's id in a path (http/fields.ts pathIdField), so the console
-// parses no id of its own. The only place the console reads its path.
+// parses no id of its own. The only place the console reads its path's parameters.
 import type { Context } from "hono";
 import * as v from "valibot";
 import { pathIdField } from "../http/fields";
