@@ -61,9 +61,10 @@ const indexRoute = defineRoute(
 /**
  * The dialect, mounted at `/wp-json/:ns/v1`. Routes are built once while the env is per request,
  * so the namespace's name is checked here on every request: any other first segment (or the
- * dialect switched off) is the same 404 as any unknown path. Paths arrive lowercased (app.ts), so
- * the name matches case-insensitively. `/wp-json/wallet/v1/...` never gets here unmatched by its own
- * routes with a name that passes: settings.ts compatNamespace refuses that name.
+ * dialect switched off) is the same 404 as any unknown path. Paths arrive lowercased
+ * (http/wp-core.ts wordpressRequest), so the name matches case-insensitively.
+ * `/wp-json/wallet/v1/...` never gets here unmatched by its own routes with a name that passes:
+ * settings.ts compatNamespace refuses that name.
  */
 export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .use(async (c, next) => {

@@ -18,7 +18,7 @@ const notSent = {
 // verify-email-mail.php), public as on the plugin. With `fire_email=true` it mails a verification
 // link (docs/mail.md) and answers the plugin's success, `"Verification Mail Email Sent"`, data
 // `{"mail":true}`. Without a mail transport it answers the plugin's failed mail, "Email Not Sent";
-// over the address's share of mail the same with 429 and Retry-After.
+// over the address's or the client address's share of mail the same with 429 and Retry-After.
 // An address no account can have (one `POST users` refuses) is "email not parsed", as the plugin
 // answered an address it could not read, and nothing is recorded for it; the address is read as
 // `POST users` reads it (trimmed).

@@ -25,8 +25,9 @@ export const PAGE_FIELDS = {
 };
 
 /**
- * `pageno`, the plugin's name for `page`, on the lists the plugin paged (transactions, statements):
- * read as `page`, so a bad one is reported as `page`, and `page` wins when both are sent.
+ * `pageno`, the plugin's name for `page`, on wallet/v1's transactions and statements (the plugin had
+ * no statements): read as `page`, so a bad one is reported as `page`, and `page` wins when both are
+ * sent.
  */
 export const PAGE_ALIAS = {
   pageno: aliasField("page", integerIn("page", 1, MAX_PAGE), "the Rimplenet plugin's name for it"),
