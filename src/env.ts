@@ -23,7 +23,7 @@ type Variables = {
   requestId: string;
   /** The clock, injectable so tests can pin dates. */
   nowMs: () => number;
-  /** The request's Drizzle handle on env.DB (set first thing by app.ts). */
+  /** The request's Drizzle handle over its metered D1 session on env.DB (app.ts openService). */
   db: Db;
   /** Where credits are written and balances read (ledger/writer.ts): D1 unless createApp is told. */
   ledger: Ledger;
