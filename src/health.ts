@@ -1,9 +1,8 @@
 // GET /health: public, for uptime checks and for the operator after a deploy. It says whether the
 // settings and bindings are usable (naming each one missing or wrong, optional ones included, never
 // a value) and whether D1 answers with every migration applied; no version, no error text. 200 when
-// both are fine, 503 otherwise. A
-// migration D1 holds that this code does not know (code rolled back) is named, and still 200:
-// the routes serve on that schema.
+// both are fine, 503 otherwise. A migration D1 holds that this code does not know (code rolled
+// back) is named, and still 200: the routes serve on that schema.
 import type { Context } from "hono";
 import { errorText } from "./db/client";
 import { migrations } from "./db/health";
