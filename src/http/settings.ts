@@ -80,7 +80,7 @@ export function missingSettings(
             : name === "EMAIL"
               ? `${bindingProblem(c.env, "EMAIL")}, and MAIL_TRANSPORT=cloudflare needs it`
               : MAIL_PROBLEM[name],
-          effect: "the mail routes answer 503 mail_not_configured until it is set",
+          effect: "the mail routes answer 503 mail_not_configured until it is corrected",
         });
   }
   for (const { name, problem, effect = EVERY_ROUTE } of problems)
@@ -93,13 +93,13 @@ export function missingSettings(
   return [...new Set(problems.filter((p) => which === "all" || !p.effect).map((p) => p.name))];
 }
 
-const EVERY_ROUTE = "routes that need it answer 503 service_not_configured until it is set";
+const EVERY_ROUTE = "routes that need it answer 503 service_not_configured until it is corrected";
 
 /** What a problem with a setting only some routes read stops: those routes, not the service. */
 const SOME_ROUTES: Partial<Record<SettingName, string>> = {
   TRANSACTIONS_SECURITY_CODE:
-    "GET /transactions answers 503 service_not_configured until it is set",
-  COMPAT_NAMESPACE: "the plugin's namespace is not served until it is set",
+    "GET /transactions answers 503 service_not_configured until it is corrected",
+  COMPAT_NAMESPACE: "the plugin's namespace is not served until it is corrected",
   ...Object.fromEntries(
     OPTIONAL_SETTINGS.map((name) => [name, "read as its default until it is corrected"]),
   ),
