@@ -13,6 +13,9 @@ import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
 // same sign-in as /wp-json/wallet/v1/users/login (throttled, constant-cost refusals, imported hashes
 // upgraded), answered as the plugin answered. Any Authorization header is ignored, as the plugin
 // ignored it (clients send `Bearer undefined` before they have a token).
+
+const ExpirationParams = v.object({ token_expiration: PLUGIN_EXPIRATION });
+
 /**
  * The sign-in's fields, after the plugin's one check of its own: `token_expiration`. A JSON boolean
  * login or password is PHP's text of it (`true` is "1", `false` empty), as the plugin read it. The
@@ -20,7 +23,6 @@ import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
  * text as sent (blanks are then a wrong password, as there); a login without `@` also without its
  * accents (pluginLogin), as wp_authenticate's sanitize_user read it.
  */
-const ExpirationParams = v.object({ token_expiration: PLUGIN_EXPIRATION });
 const loginInput: Input<SignInFields> = {
   schema: v.object({ ...LoginParams.entries, ...ExpirationParams.entries }),
   read: async (c, params) => {
