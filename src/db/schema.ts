@@ -147,7 +147,8 @@ export const transactions = sqliteTable(
     requestId: text("request_id").notNull(),
     // request_id with A-Z folded to a-z (ledger/request-key.ts; a trigger checks it): idempotency
     // ignores ASCII case, as the plugin's lookups did, and compares every other character exactly.
-    // NULL on entries no client request names (a transfer's receiving half, its reversal).
+    // NULL on entries no client request names: a transfer's receiving half, a reversal's entries
+    // after its first, a capture's DEBIT (its hold holds the key), a batch reversal's entries.
     requestKey: text("request_key"),
     // The two halves of a transfer share this key (the plugin's alt_transfer_id).
     transferId: text("transfer_id"),
@@ -183,7 +184,8 @@ export const transactions = sqliteTable(
     holdId: integer("hold_id"),
     // The batch this entry was written in (POST /batches), NULL for every other entry. No foreign
     // key: adding one would make drizzle-kit rebuild this table and drop its guarding triggers; the
-    // batch row is written in the same D1 batch, before its entries, by the one verb that sets this.
+    // batch row is written in the same D1 batch, before its entries, by the one writer that sets
+    // this (ledger/batches.ts appendBatch: a batch, or a batch's reversal).
     batchId: integer("batch_id"),
     // 128 random bits the request that wrote the entry drew for it (ledger/entries.ts): after a
     // batch of unknown outcome, an entry under its request_id is this request's own only if it

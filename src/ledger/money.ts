@@ -6,7 +6,7 @@ import { C_SPACE, trimOf } from "../text";
 export type Decimal = { text: string; integer: string; fraction: string };
 
 // Every reader here walks its text once, by hand: nothing on the request path may use a regex that
-// can backtrack, and a JSON body (at most 64 KiB, app.ts) can hold thousands of numbers.
+// can backtrack, and a JSON body (at most 64 KiB, http/body-limit.ts) can hold thousands of numbers.
 
 const isDigits = (text: string) => {
   for (let i = 0; i < text.length; i++) {
