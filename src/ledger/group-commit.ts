@@ -5,7 +5,7 @@
 // The guarantees are those of appendEntries, entry by entry:
 // - each entry's statements run in arrival order inside the batch, so a repeated request_id (in the
 //   batch or before it) writes nothing and answers the entry that has it;
-// - a batch that a ledger rule refuses (a CHECK: a credit past the largest balance) rolled back and
+// - a batch that a ledger rule refuses (a credit past the largest balance) rolled back and
 //   takes no one down: each of its entries is then written on its own, and only the one at fault is
 //   refused;
 // - a batch that fails otherwise (a connection lost: it may have committed) is read back, and each
@@ -58,8 +58,8 @@ type Ticket = {
   db: Db;
   /**
    * waiting: queued; batched: in a batch being written; alone: to write on its own (its batch
-   * failed a CHECK, or did not commit it); done: answered, `result` and `bookmark` set; lost: its
-   * batch's outcome could not be learnt, `error` set.
+   * failed a ledger rule, or did not commit it); done: answered, `result` and `bookmark` set; lost:
+   * its batch's outcome could not be learnt, `error` set.
    */
   state: "waiting" | "batched" | "alone" | "done" | "lost";
   /** The batch holding it, once batched. */
@@ -148,7 +148,7 @@ async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendRe
       ]);
     } catch (err) {
       if (!refusedByRule(err)) return await answerFromLedger(db, own, others, err);
-      // Someone's entry failed a CHECK and the batch rolled back: each writes its own, alone.
+      // Someone's entry failed a ledger rule and the batch rolled back: each writes its own, alone.
       for (const t of others) t.state = "alone";
       return await appendEntries(db, [own]);
     }
