@@ -12,8 +12,10 @@ import {
 } from "drizzle-orm/sqlite-core";
 
 // Table shapes are storage only: nothing on the wire is derived from them (WordPress owns the wire).
-// Ledger guards that a CHECK cannot express (the balance chain, append-only rows) are triggers in
-// drizzle/0001_ledger_guards.sql.
+// Ledger guards that a CHECK cannot express (the balance chain, append-only rows) are triggers,
+// first made in drizzle/0001_ledger_guards.sql. A migration named for a trigger here is the one that
+// made it first; one that rebuilt its table made it again since, so the trigger's text today is its
+// newest `CREATE TRIGGER` in drizzle/.
 
 /** A list of names kept as one comma-separated text (no name holds a comma). */
 const commaList = customType<{ data: readonly string[]; driverData: string }>({
