@@ -1,0 +1,514 @@
+// Two operations on the same object at the same moment, through different surfaces (wallet/v1, the
+// plugin's dialect, the console) or different verbs: one outcome wins, every loser is refused in its
+// own surface's words (never a 5xx), the ledger stays sound and the loser emits no event.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { compatCall, ON } from "./compat-helpers";
+import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
+import {
+  appAt,
+  arrivingBeforeWrite,
+  CLEAN,
+  call,
+  credit,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  runCron,
+  type TestUser,
+  unique,
+} from "./helpers";
+
+const NS = "/wp-json/rimplenet/v1";
+let admin: TestUser;
+let wallet: string;
+const con = consoleOf();
+let cookie: string;
+let csrf: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  wallet = await makeWallet(admin);
+  cookie = await con.signIn(admin);
+  csrf = hidden((await con.request("/", { cookie })).html, "_csrf");
+});
+
+type Sent = { status: number; text: string };
+const won = (r: Sent) => r.status === 200 || r.text.startsWith("ok:");
+const log = (rs: Sent[]) => rs.map((r) => `${r.status} ${r.text.slice(0, 240)}`).join("\n");
+
+const v1 =
+  (path: string, body: Json, app?: ReturnType<typeof appAt>) =>
+  async (d1: D1Database): Promise<Sent> => {
+    const r = await call("POST", path, { auth: admin.bearer, d1, body, app });
+    return { status: r.status, text: r.text };
+  };
+const pl =
+  (path: string, body: Json) =>
+  async (d1: D1Database): Promise<Sent> => {
+    const r = await compatCall("POST", `${NS}/${path}`, {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      vars: { ...ON, DB: d1 } as never,
+    });
+    return { status: r.status, text: r.text };
+  };
+const cs =
+  (path: string, fields: Record<string, string | number>, c = con) =>
+  async (d1: D1Database): Promise<Sent> => {
+    const r = await c.request(path, {
+      method: "POST",
+      cookie,
+      vars: { DB: d1 },
+      body: form({ _csrf: csrf, ...fields }),
+    });
+    return { status: r.status, text: noticeLeft(r) };
+  };
+
+const rows = async (sql: string, ...bind: unknown[]) =>
+  (
+    await env.DB.prepare(sql)
+      .bind(...bind)
+      .all<Json>()
+  ).results;
+
+/** Every entry of `users` has exactly one transaction.created event; no balance below zero. */
+async function sound(userIds: number[]) {
+  expect(await ledgerViolations()).toEqual(CLEAN);
+  for (const u of userIds) {
+    const es = await rows("SELECT id FROM transactions WHERE user_id = ?", u);
+    const ev = await rows(
+      `SELECT subject FROM events WHERE type = 'transaction.created' AND subject IN (${es.map(() => "?").join(",") || "''"})`,
+      ...es.map((e) => String(e.id)),
+    );
+    expect(ev.length, `events of user ${u}`).toBe(es.length);
+    const neg = await rows("SELECT * FROM balances WHERE user_id = ? AND balance_minor < 0", u);
+    expect(neg).toEqual([]);
+    // Each hold: one hold.placed, and one event of its resolution only once it is resolved.
+    const hs = await rows("SELECT id, status FROM holds WHERE user_id = ?", u);
+    for (const h of hs) {
+      const types = await rows(
+        "SELECT type FROM events WHERE type LIKE 'hold.%' AND subject = ? ORDER BY id",
+        String(h.id),
+      );
+      const resolved = h.status === "held" ? [] : [`hold.${h.status}`];
+      // The cron may not have recorded an expiry yet.
+      if (h.status === "expired" && types.length === 1) resolved.pop();
+      expect(types.map((t) => t.type)).toEqual(["hold.placed", ...resolved]);
+    }
+  }
+}
+
+/** Runs `a` and `b` at once, then `b` landing just before `a` writes, then the other way round. */
+const ORDERS = ["at once", "b lands before a writes", "a lands before b writes"] as const;
+async function race(
+  order: (typeof ORDERS)[number],
+  a: (d1: D1Database) => Promise<Sent>,
+  b: (d1: D1Database) => Promise<Sent>,
+): Promise<[Sent, Sent]> {
+  if (order === "at once") return Promise.all([a(env.DB), b(env.DB)]);
+  let other: Sent | undefined;
+  if (order === "b lands before a writes") {
+    const first = await a(
+      arrivingBeforeWrite(async () => {
+        other = await b(env.DB);
+      }),
+    );
+    return [first, other!];
+  }
+  const second = await b(
+    arrivingBeforeWrite(async () => {
+      other = await a(env.DB);
+    }),
+  );
+  return [other!, second];
+}
+
+describe("one transaction reversed through wallet/v1 and the console at once", () => {
+  for (const order of ORDERS)
+    it(`a credit, ${order}: reversed once, the other refused as already reversed`, async () => {
+      const u = await makeUser();
+      const c = await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "10" });
+      const txn = c.body.data.transaction_id;
+      const [a, b] = await race(
+        order,
+        v1(`/transactions/${txn}/reverse`, { request_id: unique("r") }),
+        cs(`/users/${u.id}/reverse/${txn}`, { request_id: unique("r"), note: "" }),
+      );
+      expect([a, b].filter(won), log([a, b])).toHaveLength(1);
+      for (const r of [a, b]) expect(r.status, r.text).toBeLessThan(500);
+      if (!won(a))
+        expect([a.status, JSON.parse(a.text).message]).toEqual([
+          409,
+          "Transaction already reversed",
+        ]);
+      if (!won(b)) expect(b.text).toMatch(/^error:Reversal refused\. Transaction already reversed/);
+      expect(await rows("SELECT id FROM transactions WHERE reverses_id = ?", txn)).toHaveLength(1);
+      await sound([u.id]);
+    });
+
+  for (const order of ORDERS)
+    it(`a transfer by its two halves, ${order}: reversed once as a whole`, async () => {
+      const u = await makeUser();
+      const v = await makeUser();
+      await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "10" });
+      const t = await call("POST", "/transfers", {
+        auth: admin.bearer,
+        body: {
+          from_user_id: u.id,
+          to_user_id: v.id,
+          wallet_id: wallet,
+          amount: "4",
+          request_id: unique("t"),
+        },
+      });
+      const { debit_transaction_id: d, credit_transaction_id: c } = t.body.data;
+      const [a, b] = await race(
+        order,
+        v1(`/transactions/${d}/reverse`, { request_id: unique("r") }),
+        cs(`/users/${v.id}/reverse/${c}`, { request_id: unique("r"), note: "" }),
+      );
+      expect([a, b].filter(won), log([a, b])).toHaveLength(1);
+      for (const r of [a, b]) expect(r.status, r.text).toBeLessThan(500);
+      if (!won(a))
+        expect([a.status, JSON.parse(a.text).message]).toEqual([
+          409,
+          "Transaction already reversed",
+        ]);
+      if (!won(b)) expect(b.text).toMatch(/^error:Reversal refused\. Transaction already reversed/);
+      const reversals = await rows(
+        "SELECT reverses_id FROM transactions WHERE reverses_id IN (?, ?)",
+        d,
+        c,
+      );
+      expect(reversals).toHaveLength(2);
+      await sound([u.id, v.id]);
+    });
+});
+
+describe("the whole balance wanted by two verbs of two surfaces at once", () => {
+  type Spend = (u: TestUser, txn: number) => (d1: D1Database) => Promise<Sent>;
+  const SPENDS: Record<string, Spend> = {
+    "plugin debit": (u) =>
+      pl("debits", { user_id: u.id, wallet_id: wallet, amount: "10", request_id: unique("d") }),
+    "v1 hold": (u) =>
+      v1("/holds", { user_id: u.id, wallet_id: wallet, amount: "10", request_id: unique("h") }),
+    "console debit": (u) =>
+      cs(`/users/${u.id}/debit`, { wallet_id: wallet, amount: "10", request_id: unique("d") }),
+    "console reversal of its credit": (u, txn) =>
+      cs(`/users/${u.id}/reverse/${txn}`, { request_id: unique("r"), note: "" }),
+    "v1 reversal of its credit": (_u, txn) =>
+      v1(`/transactions/${txn}/reverse`, { request_id: unique("r") }),
+    "plugin transfer out": (u) =>
+      pl("transfers", {
+        transfer_from_user: u.id,
+        transfer_to_user: admin.id,
+        wallet_id: wallet,
+        amount_to_transfer: "10",
+        request_id: unique("t"),
+      }),
+    "v1 batch": (u) =>
+      v1("/batches", {
+        request_id: unique("b"),
+        operations: [{ type: "debit", user_id: u.id, wallet_id: wallet, amount: "10" }],
+      }),
+  };
+  const names = Object.keys(SPENDS);
+  const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b] as const));
+  for (const [x, y] of pairs)
+    for (const order of ORDERS.slice(1))
+      it(`${x} / ${y}, ${order}: one spends it, the other is Insufficient Balance`, async () => {
+        const u = await makeUser();
+        const c = await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "10" });
+        const txn = c.body.data.transaction_id;
+        const before = await rows("SELECT count(*) n FROM events");
+        const [a, b] = await race(order, SPENDS[x]!(u, txn), SPENDS[y]!(u, txn));
+        expect([a, b].filter(won), log([a, b])).toHaveLength(1);
+        for (const r of [a, b]) {
+          expect(r.status, r.text).toBeLessThan(500);
+          if (!won(r)) expect(r.text).toMatch(/Insufficient Balance|already reversed/);
+        }
+        await sound([u.id]);
+        const after = await rows("SELECT count(*) n FROM events");
+        expect(after[0]!.n).toBeGreaterThan(before[0]!.n as number);
+        const bal = await rows(
+          "SELECT balance_minor FROM balances WHERE user_id = ? AND wallet_id = ?",
+          u.id,
+          wallet,
+        );
+        const held = await rows(
+          "SELECT coalesce(sum(amount_minor), 0) s FROM holds WHERE user_id = ? AND status = 'held'",
+          u.id,
+        );
+        expect(bal[0]!.balance_minor - held[0]!.s).toBe(0);
+      });
+});
+
+describe("one request_id, its letters in another case, through every surface at once", () => {
+  it("one movement or hold holds the key; every other request is 409 or the console's words", async () => {
+    for (let round = 0; round < 4; round++) {
+      const u = await makeUser();
+      const v = await makeUser();
+      await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "10" });
+      const key = unique("Req_");
+      const spell = [key, key.toLowerCase(), key.toUpperCase(), key.replace(/^R/, "r")];
+      const body = (i: number) => ({
+        user_id: u.id,
+        wallet_id: wallet,
+        amount: "1.00",
+        request_id: spell[i % 4]!,
+      });
+      const jobs = [
+        v1("/credits", body(0)),
+        pl("credits", body(1)),
+        cs(`/users/${u.id}/credit`, { wallet_id: wallet, amount: "1", request_id: spell[2]! }),
+        v1("/holds", body(3)),
+        pl("debits", body(0)),
+        v1("/debits", body(1)),
+        cs(`/users/${u.id}/debit`, { wallet_id: wallet, amount: "1", request_id: spell[3]! }),
+        v1("/transfers", {
+          from_user_id: u.id,
+          to_user_id: v.id,
+          wallet_id: wallet,
+          amount: "1",
+          request_id: spell[2]!,
+        }),
+        pl("transfers", {
+          transfer_from_user: u.id,
+          transfer_to_user: v.id,
+          wallet_id: wallet,
+          amount_to_transfer: "1",
+          request_id: spell[1]!,
+        }),
+      ];
+      const order = [...jobs.slice(round * 2), ...jobs.slice(0, round * 2)];
+      const rs = await Promise.all(order.map((j) => j(env.DB)));
+      expect(rs.filter(won), log(rs)).toHaveLength(1);
+      for (const r of rs) {
+        expect(r.status, r.text).toBeLessThan(500);
+        if (won(r)) continue;
+        if (r.text.startsWith("error:"))
+          expect(r.text).toMatch(/refused\. Transaction already exists: (txn|hold)_id \d+/);
+        else
+          expect([r.status, JSON.parse(r.text).message], r.text).toEqual([
+            409,
+            "Transaction already exists",
+          ]);
+      }
+      const keyed = await rows(
+        "SELECT id FROM transactions WHERE user_id = ? AND request_key = ?",
+        u.id,
+        key.toLowerCase(),
+      );
+      const holds = await rows(
+        "SELECT id FROM holds WHERE user_id = ? AND request_key = ?",
+        u.id,
+        key.toLowerCase(),
+      );
+      expect(keyed.length + holds.length).toBe(1);
+      await sound([u.id, v.id]);
+    }
+  });
+});
+
+describe("two transfers the other way round, through two surfaces at once", () => {
+  type Move = (from: TestUser, to: TestUser, amount: string) => (d1: D1Database) => Promise<Sent>;
+  const MOVES: Record<string, Move> = {
+    v1: (from, to, amount) =>
+      v1("/transfers", {
+        from_user_id: from.id,
+        to_user_id: to.id,
+        wallet_id: wallet,
+        amount,
+        request_id: unique("t"),
+      }),
+    plugin: (from, to, amount) =>
+      pl("transfers", {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: wallet,
+        amount_to_transfer: amount,
+        request_id: unique("t"),
+      }),
+    console: (from, to, amount) =>
+      cs(`/users/${from.id}/transfer`, {
+        step: "confirm",
+        to_user_id: to.id,
+        wallet_id: wallet,
+        amount,
+        request_id: unique("t"),
+      }),
+  };
+  for (const [x, y] of [
+    ["v1", "plugin"],
+    ["plugin", "console"],
+    ["console", "v1"],
+  ] as const)
+    for (const order of ORDERS)
+      it(`A to B by ${x}, B to A by ${y}, ${order}: no money made or lost, none below zero`, async () => {
+        const a = await makeUser();
+        const b = await makeUser();
+        await credit(admin, { user_id: a.id, wallet_id: wallet, amount: "10" });
+        await credit(admin, { user_id: b.id, wallet_id: wallet, amount: "5" });
+        // A sends all it has; B sends more than it has unless A's arrived first.
+        const [ab, ba] = await race(order, MOVES[x]!(a, b, "10"), MOVES[y]!(b, a, "15"));
+        for (const r of [ab, ba]) {
+          expect(r.status, r.text).toBeLessThan(500);
+          if (!won(r)) expect(r.text).toMatch(/Insufficient Balance/);
+        }
+        expect(won(ab), log([ab, ba])).toBe(true);
+        const bal = await rows(
+          "SELECT user_id, balance_minor FROM balances WHERE user_id IN (?, ?) AND wallet_id = ? ORDER BY user_id",
+          a.id,
+          b.id,
+          wallet,
+        );
+        expect(bal.reduce((s, r) => s + (r.balance_minor as number), 0)).toBe(1500);
+        await sound([a.id, b.id]);
+      });
+});
+
+describe("a hold resolved by an operator while the cron records it expired", () => {
+  for (const [name, resolve] of [
+    ["v1 void", (hid: number, app: ReturnType<typeof appAt>) => v1(`/holds/${hid}/void`, {}, app)],
+    [
+      "v1 capture",
+      (hid: number, app: ReturnType<typeof appAt>) => v1(`/holds/${hid}/capture`, {}, app),
+    ],
+    [
+      "console void",
+      (hid: number, app: ReturnType<typeof appAt>, u?: TestUser) =>
+        cs(`/users/${u!.id}/holds/${hid}/void`, {}, consoleOf(app)),
+    ],
+    [
+      "console capture",
+      (hid: number, app: ReturnType<typeof appAt>, u?: TestUser) =>
+        cs(`/users/${u!.id}/holds/${hid}/capture`, { amount: "2" }, consoleOf(app)),
+    ],
+  ] as const)
+    for (const cronFirst of [true, false])
+      it(`${name} a moment before expires_at, the cron's run ${cronFirst ? "landing before its write" : "right after"}: resolved once`, async () => {
+        const u = await makeUser();
+        await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "10" });
+        const t0 = Date.now();
+        const h = await call("POST", "/holds", {
+          auth: admin.bearer,
+          app: appAt(t0),
+          body: {
+            user_id: u.id,
+            wallet_id: wallet,
+            amount: "4",
+            request_id: unique("h"),
+            expires_in: 60,
+          },
+        });
+        const hid = h.body.data.hold_id as number;
+        const expiresAtMs = Date.parse(h.body.data.expires_at);
+        const app = appAt(expiresAtMs - 1);
+        const d1 = cronFirst ? arrivingBeforeWrite(() => runCron(expiresAtMs)) : env.DB;
+        const res = await resolve(hid, app, u)(d1);
+        if (!cronFirst) await runCron(expiresAtMs);
+        expect(res.status, res.text).toBeLessThan(500);
+        const hold = (await rows("SELECT status FROM holds WHERE id = ?", hid))[0]!;
+        const ev = await rows(
+          "SELECT type FROM events WHERE type IN ('hold.captured','hold.voided','hold.expired') AND subject = ?",
+          String(hid),
+        );
+        expect(
+          ev.map((e) => e.type),
+          `${res.text}\n${hold.status}`,
+        ).toEqual([`hold.${hold.status}`]);
+        if (won(res)) expect(hold.status).not.toBe("expired");
+        else {
+          expect(hold.status).toBe("expired");
+          if (res.text.startsWith("error:"))
+            expect(res.text).toMatch(/refused\. Hold already resolved/);
+          else
+            expect([res.status, JSON.parse(res.text).message]).toEqual([
+              409,
+              "Hold already resolved",
+            ]);
+        }
+        await sound([u.id]);
+      });
+});
+
+describe("a batch and one of its legs reversed through two surfaces", () => {
+  const batchOf = async (u: TestUser, v: TestUser) => {
+    const b = await call("POST", "/batches", {
+      auth: admin.bearer,
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "credit", user_id: u.id, wallet_id: wallet, amount: "5.00" },
+          { type: "credit", user_id: v.id, wallet_id: wallet, amount: "3.00" },
+        ],
+      },
+    });
+    expect(b.status, b.text).toBe(200);
+    return b.body.data as { batch_id: number; transaction_ids: number[] };
+  };
+  const SIDES = {
+    "console batch": (id: number) => cs(`/batches/${id}/reverse`, { note: "" }),
+    "v1 batch": (id: number) => v1(`/batches/${id}/reverse`, {}),
+  };
+  const LEGS = {
+    "v1 leg": (_u: TestUser, txn: number) =>
+      v1(`/transactions/${txn}/reverse`, { request_id: unique("r") }),
+    "console leg": (u: TestUser, txn: number) =>
+      cs(`/users/${u.id}/reverse/${txn}`, { request_id: unique("r"), note: "" }),
+  };
+  for (const [bn, whole] of Object.entries(SIDES))
+    for (const [ln, leg] of Object.entries(LEGS))
+      for (const order of ORDERS)
+        it(`${bn} / ${ln}, ${order}: one wins, the other refused in its words`, async () => {
+          const u = await makeUser();
+          const v = await makeUser();
+          const { batch_id: id, transaction_ids: ids } = await batchOf(u, v);
+          const [a, b] = await race(order, whole(id), leg(v, ids[1]!));
+          expect([a, b].filter(won), log([a, b])).toHaveLength(1);
+          for (const r of [a, b]) expect(r.status, r.text).toBeLessThan(500);
+          const reversals = await rows(
+            "SELECT reverses_id FROM transactions WHERE reverses_id IN (?, ?)",
+            ids[0],
+            ids[1],
+          );
+          const batchEv = await rows(
+            "SELECT type FROM events WHERE type = 'batch.reversed' AND subject = ?",
+            String(id),
+          );
+          if (won(a)) {
+            expect(reversals).toHaveLength(2);
+            expect(batchEv).toHaveLength(1);
+            expect(b.text).toMatch(/Transaction already reversed/);
+          } else {
+            expect(reversals).toHaveLength(1);
+            expect(batchEv).toHaveLength(0);
+            // An entry of it reversed on its own refuses the whole reversal, naming that entry.
+            expect(a.text).toMatch(
+              /Transaction already reversed.*Transaction \d+ was already reversed/,
+            );
+          }
+          await sound([u.id, v.id]);
+        });
+
+  for (const order of ORDERS.slice(1))
+    it(`console batch reversal / a plugin debit of the credit it takes back, ${order}`, async () => {
+      const u = await makeUser();
+      const v = await makeUser();
+      const { batch_id: id } = await batchOf(u, v);
+      const [a, b] = await race(
+        order,
+        SIDES["console batch"](id),
+        pl("debits", { user_id: v.id, wallet_id: wallet, amount: "3", request_id: unique("d") }),
+      );
+      expect([a, b].filter(won), log([a, b])).toHaveLength(1);
+      for (const r of [a, b]) {
+        expect(r.status, r.text).toBeLessThan(500);
+        if (!won(r)) expect(r.text).toMatch(/Insufficient Balance/);
+      }
+      await sound([u.id, v.id]);
+    });
+});
