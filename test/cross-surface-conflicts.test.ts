@@ -3,8 +3,10 @@
 // own surface's words (never a 5xx), the ledger stays sound and the loser emits no event.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "../src/auth/api-keys";
 import { compatCall, ON } from "./compat-helpers";
 import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
+import { aroundReads } from "./d1-counter";
 import {
   appAt,
   arrivingBeforeWrite,
@@ -14,8 +16,10 @@ import {
   type Json,
   ledgerViolations,
   makeAdmin,
+  makeKey,
   makeUser,
   makeWallet,
+  mulberry32,
   runCron,
   type TestUser,
   unique,
@@ -510,5 +514,197 @@ describe("a batch and one of its legs reversed through two surfaces", () => {
         if (!won(r)) expect(r.text).toMatch(/Insufficient Balance/);
       }
       await sound([u.id, v.id]);
+    });
+});
+
+/**
+ * A D1 binding whose first read of `table` runs, then waits until `release` before its caller sees
+ * the rows: a request held just after it looked its credential up. Every surface of the test sends
+ * through it, so they share one isolate cache, as one isolate's requests do.
+ */
+function holdingFirstRead(table: "api_keys" | "sessions") {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const reachedRead = new Promise<void>((resolve) => (reached = resolve));
+  let held = false;
+  const d1 = aroundReads(new RegExp(`^select .* from "${table}"`, "i"), async (read) => {
+    if (held) return read();
+    held = true;
+    const rows = await read();
+    reached();
+    await released;
+    return rows;
+  });
+  return { d1, reachedRead, release };
+}
+
+describe("a credential ended through the console while a request using it is in flight", () => {
+  it("an API key revoked: the plugin's debit in flight acts or not, the next ones are refused", async () => {
+    const u = await makeUser();
+    await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "10" });
+    const { key, header } = await makeKey(admin, "read-write");
+    const id = (await rows("SELECT id FROM api_keys WHERE key_hash = ?", hashApiKey(key)))[0]!.id;
+    const { d1, reachedRead, release } = holdingFirstRead("api_keys");
+    const debitWith = () =>
+      compatCall("POST", `${NS}/debits`, {
+        headers: { Authorization: header, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          user_id: u.id,
+          wallet_id: wallet,
+          amount: "1",
+          request_id: unique("d"),
+        }),
+        vars: { ...ON, DB: d1 } as never,
+      });
+    const inFlight = debitWith();
+    await reachedRead;
+    expect((await cs(`/api-keys/${id}/revoke`, {})(d1)).text).toBe(`ok:Key ${id} revoked.`);
+    release();
+    expect([200, 401]).toContain((await inFlight).status);
+    const next = await debitWith();
+    expect([next.status, next.body.message]).toEqual([401, "Invalid Token"]);
+    const v1Next = await call("POST", "/debits", {
+      auth: header,
+      d1,
+      body: { user_id: u.id, wallet_id: wallet, amount: "1", request_id: unique("d") },
+    });
+    expect(v1Next.status).toBe(401);
+    await sound([u.id]);
+  });
+
+  it("a user signed out everywhere: its token's credit in flight acts or not, the next are refused", async () => {
+    const a = await makeAdmin();
+    const u = await makeUser();
+    const { d1, reachedRead, release } = holdingFirstRead("sessions");
+    const creditWith = () =>
+      call("POST", "/credits", {
+        auth: a.bearer,
+        d1,
+        body: { user_id: u.id, wallet_id: wallet, amount: "1", request_id: unique("c") },
+      });
+    const inFlight = creditWith();
+    await reachedRead;
+    expect((await cs(`/users/${a.id}/sessions/revoke`, {})(d1)).text).toMatch(
+      /^ok:Signed out everywhere: 1 session ended\./,
+    );
+    release();
+    expect([200, 401]).toContain((await inFlight).status);
+    expect((await creditWith()).status).toBe(401);
+    const plugin = await compatCall("POST", `${NS}/credits`, {
+      headers: { Authorization: a.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        user_id: u.id,
+        wallet_id: wallet,
+        amount: "1",
+        request_id: unique("c"),
+      }),
+      vars: { ...ON, DB: d1 } as never,
+    });
+    expect(plugin.status).toBe(401);
+    await sound([u.id]);
+  });
+});
+
+describe("a crowd of writes on one user's money through every surface at once", () => {
+  it("each answers below 500, and the ledger, holds and events stay sound", async () => {
+    const rand = mulberry32(353);
+    for (let round = 0; round < 3; round++) {
+      const u = await makeUser();
+      const v = await makeUser();
+      const c1 = await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "6" });
+      const c2 = await credit(admin, { user_id: u.id, wallet_id: wallet, amount: "4" });
+      const txns = [c1.body.data.transaction_id, c2.body.data.transaction_id];
+      const hs: number[] = [];
+      for (const amount of ["2", "3"]) {
+        const h = await call("POST", "/holds", {
+          auth: admin.bearer,
+          body: { user_id: u.id, wallet_id: wallet, amount, request_id: unique("h") },
+        });
+        hs.push(h.body.data.hold_id);
+      }
+      const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
+      const amt = () => pick(["1", "2", "5", "10"]);
+      const key = () => pick(["k_a", "K_A", "k_b", unique("k")]);
+      const ops = [
+        () => v1("/debits", { user_id: u.id, wallet_id: wallet, amount: amt(), request_id: key() }),
+        () => pl("debits", { user_id: u.id, wallet_id: wallet, amount: amt(), request_id: key() }),
+        () => pl("credits", { user_id: u.id, wallet_id: wallet, amount: amt(), request_id: key() }),
+        () => cs(`/users/${u.id}/debit`, { wallet_id: wallet, amount: amt(), request_id: key() }),
+        () => v1("/holds", { user_id: u.id, wallet_id: wallet, amount: amt(), request_id: key() }),
+        () => v1(`/holds/${pick(hs)}/capture`, {}),
+        () => v1(`/holds/${pick(hs)}/void`, {}),
+        () => cs(`/users/${u.id}/holds/${pick(hs)}/capture`, { amount: "1" }),
+        () => cs(`/users/${u.id}/holds/${pick(hs)}/void`, {}),
+        () => v1(`/transactions/${pick(txns)}/reverse`, { request_id: key() }),
+        () => cs(`/users/${u.id}/reverse/${pick(txns)}`, { request_id: key(), note: "" }),
+        () =>
+          pl("transfers", {
+            transfer_from_user: u.id,
+            transfer_to_user: v.id,
+            wallet_id: wallet,
+            amount_to_transfer: amt(),
+            request_id: key(),
+          }),
+        () =>
+          cs(`/users/${v.id}/transfer`, {
+            step: "confirm",
+            to_user_id: u.id,
+            wallet_id: wallet,
+            amount: "1",
+            request_id: unique("t"),
+          }),
+      ];
+      const rs = await Promise.all(Array.from({ length: 30 }, () => pick(ops)()(env.DB)));
+      for (const r of rs) {
+        expect(r.status, log(rs)).toBeLessThan(500);
+        expect(r.text, log(rs)).not.toMatch(/Internal error|Service temporarily unavailable/);
+      }
+      const resolvedTwice = await rows(
+        `SELECT subject, count(*) n FROM events WHERE type IN ('hold.captured','hold.voided','hold.expired')
+         AND subject IN (?, ?) GROUP BY subject HAVING n > 1`,
+        String(hs[0]),
+        String(hs[1]),
+      );
+      expect(resolvedTwice).toEqual([]);
+      await sound([u.id, v.id]);
+    }
+  });
+});
+
+describe("a wallet deleted through the plugin while it is created again through the others", () => {
+  for (const order of ORDERS)
+    it(`${order}: one wallet of the first units or none, the rest refused below 500`, async () => {
+      const w = await makeWallet(admin, { decimals: 2 });
+      const again = (decimals: number) => ({
+        wallet_id: w.toUpperCase(),
+        wallet_name: "Again",
+        wallet_symbol: "A$",
+        wallet_decimal: decimals,
+      });
+      const del = async (d1: D1Database): Promise<Sent> => {
+        const r = await compatCall("DELETE", `${NS}/wallets/${w}`, {
+          headers: { Authorization: admin.bearer },
+          vars: { ...ON, DB: d1 } as never,
+        });
+        return { status: r.status, text: r.text };
+      };
+      const [gone, other] = await race(order, del, v1("/wallets", again(0)));
+      const consoleTry = await cs("/wallets", again(0))(env.DB);
+      const same = await v1("/wallets", again(2))(env.DB);
+      const log2 = log([gone, other, consoleTry, same]);
+      for (const r of [gone, other, consoleTry, same]) expect(r.status, log2).toBeLessThan(500);
+      expect(gone.status, log2).toBe(200);
+      // Other units under a deleted id: refused, whether it came before or after the deletion.
+      expect(won(other), log2).toBe(false);
+      expect(won(consoleTry), log2).toBe(false);
+      expect(won(same), log2).toBe(true);
+      const stored = await rows("SELECT decimals FROM wallets WHERE id = ?", w);
+      expect(stored.map((r) => r.decimals)).toEqual([2]);
+      const ev = await rows(
+        "SELECT type FROM events WHERE type IN ('wallet.created','wallet.deleted') AND subject = ? ORDER BY id",
+        w,
+      );
+      expect(ev.map((e) => e.type)).toEqual(["wallet.created", "wallet.deleted", "wallet.created"]);
     });
 });
