@@ -261,7 +261,7 @@ export const compatWalletList = defineRoute(
     auth: "admin",
     access: "read",
     refusals: jwtRouteRefusals,
-    // No parameters: nothing, not even a body, is read.
+    // No parameters: its query and body are read (a malformed one is refused) and ignored.
     params: pathFields(v.object({})),
   },
   async (c) => {

@@ -9,8 +9,8 @@ import { sanitizeAmountField, sanitizeTextField } from "./php";
 export const MAX_WITHDRAWAL = 999999999;
 export const MIN_WITHDRAWAL = 0;
 
-// The plugin validated nothing beyond emptiness: every parameter went through sanitize_text_field
-// and on. So each field is any value, read as WordPress would read it (arrays become "").
+// The plugin declared no parameter types: its parameters went through sanitize_text_field before
+// its own checks. So each field is any value, read as WordPress would read it (arrays become "").
 /** A parameter as sanitize_text_field read it; `missing` (the plugin's default) when absent. */
 const sanitized = (missing: string | number = "") =>
   v.optional(v.pipe(v.unknown(), v.transform(sanitizeTextField)), missing);
@@ -36,7 +36,7 @@ export type SummaryRequest = v.InferOutput<typeof SummaryRequest>;
 /** `GET users`: a user id or username (empty or "0" lists), and the list's page. */
 export const UsersRequest = v.object({ user_id: sanitized(), page: sanitized() });
 
-/** `DELETE wallets/{wallet}`: the wallet, by the one wallet-id rule. */
+/** `GET` and `DELETE wallets/{wallet}`: the wallet, by the one wallet-id rule. */
 export const WalletPath = v.object({ wallet: pathWalletIdField });
 
 /** `DELETE users/{user_id}`: the user, by the dialect's one user rule (identity.ts). */
