@@ -1,6 +1,7 @@
 // A user's holds on the console's user page (docs/console.md): each wallet's balance, what holds
-// reserve of it and what is available, the user's recent holds, and Capture (all or part) and Void for those still held, each
-// through the service's hold verbs (wallet/holds.ts), which resolve a hold once.
+// reserve of it and what is available, the user's holds a page at a time, and Capture (all or part)
+// and Void for those still held, each through the service's hold verbs (wallet/holds.ts), which
+// resolve a hold once.
 import { Hono } from "hono";
 import { amountSent, CaptureHoldParams } from "../http/fields";
 import { parseFields } from "../http/validation";
@@ -187,7 +188,7 @@ for (const action of ["capture", "void"] as const)
               : `Hold ${hold.ref} voided: all of it released.`,
         });
       if (action === "void") return backRefused(c, to, "Void", resolved.refusal);
-      // The amount typed stays in its field: emptied, the form sent again captured all of the hold.
+      // The amount typed stays in its field: emptied, the form sent again would capture all of the hold.
       return backRefused(c, to, "Capture", resolved.refusal, {
         form: captureForm(hold.id),
         fields: { amount },

@@ -1,7 +1,7 @@
-// One user: balances (held and available beside them), holds, statement (figures and CSV), balance
-// chart, entries, and the forms that move money by hand (user-money.tsx: credit, debit, transfer,
-// reverse; user-holds.tsx: capture or void a hold), each through the service's verbs as the
-// signed-in operator.
+// One user: balances (held and available beside them), holds, balance charts, the forms that move
+// money by hand (user-money.tsx: credit, debit, transfer, reverse; user-holds.tsx: capture or void
+// a hold), signing the user out everywhere, statement (figures and CSV) and entries, each through
+// the service's verbs as the signed-in operator.
 
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
