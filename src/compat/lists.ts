@@ -122,8 +122,8 @@ type ListSpec = {
 };
 
 /**
- * One entry by its id parameter (PHP's `(int)` of it, 0 for a text that is no number; `ref` as
- * sent), or a page (the plugin's page size at most), as the plugin read them.
+ * One entry by its id parameter (a numeric text's integer part, else 0, which names no entry; `ref`
+ * as sent), or a page of at most PER_PAGE.
  */
 const listInput = (
   idParam: string,
