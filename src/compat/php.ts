@@ -306,8 +306,8 @@ const LAST_PAGE = 1_000_000;
 
 /**
  * A list's page number: a numeric text's integer part, at least 1 (zero, a negative number and any
- * other text are the first page) and at most LAST_PAGE. A larger one, however large (past what a
- * double holds too: `1e308`), is LAST_PAGE, so a page past the end stays past it.
+ * other text are the first page) and at most LAST_PAGE. A larger one, however large (past a
+ * double's exact integers too: `1e308`), is LAST_PAGE, so a page past the end stays past it.
  */
 export function phpPage(text: string) {
   const n = phpInt(text);
