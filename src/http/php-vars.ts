@@ -13,9 +13,10 @@ import { MalformedRequest } from "./errors";
 const MAX_DEPTH = JSON_LIMITS.depth - 1;
 
 /**
- * The most pairs one query or form may hold. PHP registers the first 1000 of a query
- * (max_input_vars) and 1001 of an urlencoded form, an empty one between two `&` counted, and drops
- * the rest unseen: a `user_id` after them is not the one WordPress acts on. So more are refused.
+ * The most pairs one query or form may hold. PHP registers the first 1000 pairs of a query
+ * (max_input_vars; an empty one between two `&` not counted) and 1001 of an urlencoded form (an
+ * empty one counted), and drops the rest unseen: a `user_id` after them is not the one WordPress
+ * acts on. So more are refused, empty ones counted.
  */
 const MAX_INPUT_VARS = 1000;
 
