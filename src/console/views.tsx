@@ -386,7 +386,8 @@ const hasRow = (child: unknown): boolean =>
  * figures (right-aligned); `actions` adds a last column for each row's buttons; `class` names the
  * table for a layout of its own (console.css). Without a row it is no table, which would be a
  * header row alone, but `empty`'s words (`No API keys yet.`); null where the page says it already
- * (a search that matched no one, a page past the last).
+ * (a search that matched no one, a page past the last) or the table always has a row (a batch's
+ * legs).
  */
 export function Table(props: {
   cols: string[];
