@@ -1,4 +1,5 @@
-// Balance reads, for every dialect: one statement for every wallet named, so their number is bounded.
+// Balance reads, for every dialect: the wallets named are read MAX_WALLETS_PER_READ to a statement,
+// and a dialect may name no more than that.
 import { inRuns } from "../db/client";
 import type { Wallet } from "../db/schema";
 import { seconds } from "../ledger/entries";
@@ -35,8 +36,8 @@ async function readBalances(
 ): Promise<Balances> {
   const ids = [...new Set(walletIds)];
   if (ids.length === 0) return { userExists: true, found: new Map(), unknown: [] };
-  // D1 binds at most 100 values to one statement: a longer list (the console names every wallet
-  // of the site) is read MAX_WALLETS_PER_READ at a time.
+  // D1 binds at most 100 values to one statement: a longer list (no dialect sends one, but a verb's
+  // caller may) is read MAX_WALLETS_PER_READ at a time.
   const reads = await Promise.all(
     inRuns(ids, MAX_WALLETS_PER_READ).map((run) => ledger.readBalances(userId, run)),
   );
