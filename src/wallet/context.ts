@@ -31,13 +31,19 @@ export type ServiceContext = {
   stamp: () => EntryStamp;
   /** The site's base URL and time zone, which records read back. */
   site: () => SiteSettings;
-  /** The D1 binding, by which this isolate caches keys, sessions and endpoints (db/isolate-cache.ts). */
+  /**
+   * The D1 binding, by which this isolate keys what it caches: wallets, usernames, keys and sessions
+   * (db/isolate-cache.ts), webhook endpoints (events/queue.ts), the migration check (db/health.ts).
+   */
   d1: D1Database;
   /** What signs tokens (a refusal while JWT_SECRET is unset or weak). */
   tokenKeys: () => TokenKeys;
   /** What a sign-in is counted and paced by (docs/security.md#sign-in-throttling). */
   signInLimits: () => SignInLimits;
-  /** What webhooks seal secrets with and send through (a refusal while WEBHOOK_SECRET_KEY is unset). */
+  /**
+   * What webhooks seal secrets with and send through (a refusal while WEBHOOK_SECRET_KEY is unset or
+   * short, or WEBHOOK_QUEUE unbound).
+   */
   webhooks: () => WebhookSettings;
   /** Whose turn it is at a long read, per caller (`wallet/transactions.ts` `gated`). */
   historyGate: HistoryGateNamespace;

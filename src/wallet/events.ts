@@ -1,6 +1,7 @@
 // The event feed (docs/events.md): every committed change to money, holds, users and wallets, oldest
-// first, resumable from the last id a reader saw. Ids only grow and D1 commits one writer at a time, so a page read after `after` never
-// later gains an earlier event: a reader that keeps the last id it got misses nothing.
+// first, resumable from the last id a reader saw. Ids only grow and D1 commits one writer at a time,
+// so a page read after `after` never later gains an earlier event: a reader that keeps the last id it
+// got misses nothing.
 import { listEvents } from "../db/events";
 import { type EventType, eventRecord } from "../events/records";
 import { requireAdmin, type ServiceContext } from "./context";
