@@ -102,7 +102,7 @@ export const requestVerification = (
     verificationMail(to, linkFor(token)),
   );
 
-/** Mails a password reset code to `email` if an account has it. */
+/** Mails a password reset code to `email` if an account whose password is usable has it. */
 export const requestPasswordReset = (deps: MailDeps, email: string) =>
   requestMail(deps, email, "password-reset", RESET_TOKEN_MS, passwordResetMail);
 

@@ -22,8 +22,9 @@ export type RefusalReason =
   /** An amount the wallet cannot take as sent (ledger/money.ts amountToMinor). */
   | { code: "amount_refused"; refusal: AmountRefusal; wallet: Wallet }
   /**
-   * A debit the wallet's balance cannot pay (the ledger's overdraft CHECK): nothing written. A
-   * transfer names the movement refused, for a dialect whose words say what may move (spendable).
+   * A debit, transfer or hold that the balance less what holds reserve cannot pay (the ledger's
+   * overdraft CHECK and hold triggers: ledger/append.ts): nothing written. A transfer names the
+   * movement refused, for a dialect whose words say what may move (spendable).
    */
   | { code: "insufficient_balance"; refused?: RefusedMove }
   /** A credit that would take a balance past the largest a wallet holds: nothing written. */
