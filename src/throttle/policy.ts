@@ -65,7 +65,10 @@ export const POLICIES: Record<ThrottleKind | "pair" | "mail", Policy> = {
   client: { limit: MAIL_LIMIT_PER_CLIENT_DEFAULT, ...flatLock(60 * MINUTE_MS) },
 };
 
-/** The back-off is forgotten after a day without a failed attempt (or at once by a success or an unlock). */
+/**
+ * A key's back-off is forgotten after a day with no attempt let through on it, a good one too (a
+ * pair's also at once by a good password from its address; every key's by an operator's unlock).
+ */
 export const BACKOFF_MEMORY_MS = DAY_MS;
 
 export type ThrottleState = {

@@ -1,7 +1,8 @@
 // The rows a LoginThrottle object keeps in its own SQLite database, read and written with
 // synchronous `sql.exec` (no await between a read and its write, so one call's rules apply to the
 // state no other call has touched meanwhile). Every object may hold:
-// - `throttle`: one row, the object's own count (an address's, or a login's ceiling);
+// - `throttle`: one row, the object's own count (its ThrottleKind: a client address's, a login's
+//   ceiling, an e-mail address's mails, or a client's mails);
 // - `pairs`: a login's count per client address, or an e-mail address's mails per client address
 //   (POLICIES.mail), one row per client address (by its key's SHA-256);
 // - `known`: the addresses a login or an account signed in from, at most KNOWN_ADDRESSES_MAX.
@@ -25,7 +26,7 @@ type StateRow = {
 const STATE_COLUMNS = `failures_ms TEXT NOT NULL, locked_until_ms INTEGER NOT NULL,
   locks INTEGER NOT NULL, last_attempt_ms INTEGER NOT NULL`;
 
-/** deleteAll() (the alarm, an unlock) drops the tables too: each call creates them again if needed. */
+/** deleteAll() drops the tables too: each call creates them again if needed. */
 export function ensureTables(sql: SqlStorage) {
   sql.exec(`CREATE TABLE IF NOT EXISTS throttle (id INTEGER PRIMARY KEY CHECK (id = 1),
     kind TEXT NOT NULL, ${STATE_COLUMNS})`);
