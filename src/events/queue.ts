@@ -151,8 +151,9 @@ const blocker = (setting: string, problem: string | null, until: string) => ({
 });
 
 /**
- * The cron's sweep: every endpoint with an undelivered event and nothing under way. Without the
- * queue bound, nothing can deliver them: said on each run while events wait.
+ * The cron's sweep: every endpoint with an undelivered event of its types that no consumer holds and
+ * no back-off delays. Without the queue bound, nothing can deliver them: said on each run while
+ * events wait.
  */
 export async function sweepOutbox(
   d1: D1Database,

@@ -117,7 +117,7 @@ const holdEventRecord = (s: HoldSnapshot) =>
     wallet: unitsOf(s),
   });
 
-/** A batch and its entries as the trigger wrote them (drizzle/0017_batches.sql). */
+/** A batch and its entries as the trigger `events_of_entry` wrote them. */
 type BatchSnapshot = {
   id: number;
   request_id: string;
