@@ -102,7 +102,7 @@ type LoginCheck = { valid: boolean; upgradedHash?: string };
  * a WordPress site (wordpress-hashes.ts) and Django's pbkdf2_sha256 (parseHash); a valid one comes
  * back with `upgradedHash`, this service's hash of the same password, to store in its place. A
  * WordPress hash that does not match still runs a full PBKDF2 derivation; a Django one runs its own
- * (10,000 to 100,000 iterations). Every refusal is answered at one fixed time anyway (pace.ts).
+ * count (at most 100,000). Every refusal is answered at one fixed time anyway (pace.ts).
  */
 export async function checkLoginPassword(
   password: string,
