@@ -36,9 +36,9 @@ export class ObjectUnavailable extends Error {
 }
 
 /**
- * A Durable Object binding whose class has no SQL storage, which both classes keep their state in:
- * wrangler.toml's [[migrations]] listed it in new_classes, not new_sqlite_classes. Every call to
- * such an object fails alike: a deployment to fix, not a fault.
+ * A Durable Object binding whose class has no SQL storage, which LoginThrottle keeps its counts in
+ * (HistoryGate keeps its lease in memory): wrangler.toml's [[migrations]] listed it in new_classes,
+ * not new_sqlite_classes. Every call to such an object fails alike: a deployment to fix, not a fault.
  */
 export class ObjectWithoutSql extends Error {
   constructor(
