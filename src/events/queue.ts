@@ -109,11 +109,11 @@ const gaps = new WeakMap<D1Database, { openedAtMs: number; wrote: boolean }>();
 
 /**
  * After a write commits: every endpoint may have work now (the consumer reads which). Null, with
- * nothing started, when the isolate knows of no endpoint (a site without webhooks pays nothing) or
- * when a nudge of this isolate went out under NUDGE_GAP_MS ago: the request that sent it waits out
- * the gap (in its waitUntil) and nudges once more for the writes it saw, this one among them.
- * Nothing is lost if that request is cut short: the cron's sweep nudges an endpoint left behind,
- * and a write GAP_CUT_MS after the gap opened opens a new one.
+ * nothing started, when the isolate knows of no endpoint (a site without webhooks pays only a read
+ * of the list each ENDPOINTS_TTL_MS) or when a nudge of this isolate went out under NUDGE_GAP_MS
+ * ago: the request that sent it waits out the gap (in its waitUntil) and nudges once more for the
+ * writes it saw, this one among them. Nothing is lost if that request is cut short: the cron's
+ * sweep nudges an endpoint left behind, and a write GAP_CUT_MS after the gap opened opens another.
  */
 export function nudgeAfterCommit(
   d1: D1Database,
@@ -151,8 +151,8 @@ const blocker = (setting: string, problem: string | null, until: string) => ({
 });
 
 /**
- * The cron's sweep: every endpoint with an undelivered event of its types that no consumer holds and
- * no back-off delays. Without the queue bound, nothing can deliver them: said on each run while
+ * The cron's sweep: every endpoint with an undelivered event of its types that no consumer holds
+ * and no back-off delays. Without the queue bound, nothing can deliver them: said on each run while
  * events wait.
  */
 export async function sweepOutbox(
