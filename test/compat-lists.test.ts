@@ -454,8 +454,11 @@ describe("GET credits, debits, transfers", () => {
       message: "Transacrion Retrieved",
       data: { id },
     });
+    // A number's integer part, as PHP's `int $id` read it; text after a number is no id (PHP 8's
+    // TypeError, a 500 on the plugin).
+    expect((await get(`/credits?credit_id=${id}.9`, admin.bearer)).body.data).toMatchObject({ id });
     // The plugin looked one up for any id but "" (`$id !== ''`): "0" is no list.
-    for (const bad of ["999999999", "abc", "-1", "1e9", "0"]) {
+    for (const bad of ["999999999", "abc", `${id}abc`, "-1", "1e9", "0"]) {
       const res = await get(`/credits?credit_id=${bad}`, admin.bearer);
       expect(res.status, bad).toBe(404);
       expect(res.body).toEqual({
