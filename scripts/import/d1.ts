@@ -5,7 +5,7 @@
 //   wrangler start-up per chunk.
 // - The remote database: `wrangler d1 execute --remote --file`, which uploads each chunk to D1's
 //   import API. `--local --rehearse` sends the same files through `wrangler d1 execute --local`.
-// Offline apart from that: no telemetry, no account look-ups, no update check.
+// Nothing sent beyond that: no telemetry, no fetch of Request.cf's data, no update check.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";

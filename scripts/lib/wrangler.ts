@@ -1,4 +1,5 @@
-// Runs wrangler from node_modules, offline: no telemetry, no account look-ups, no update checks.
+// Runs wrangler from node_modules with nothing sent beyond the command's own work: no telemetry, no
+// fetch of Request.cf's data, no update checks.
 import { type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
