@@ -1,6 +1,6 @@
-// `npm run admin:create -- --remote --username NAME --email ADDRESS`: the first administrator of a
-// deployed service. The password comes from WALLET_ADMIN_PASSWORD or is asked for on a terminal
-// (not shown, asked twice); never a flag, never a default.
+// `npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS`: another
+// administrator (`npm run deploy` makes the first). The password comes from WALLET_ADMIN_PASSWORD
+// or is asked for on a terminal (not shown, asked twice); never a flag, never a default.
 import { parseArgs } from "node:util";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { askPassword } from "./lib/deploy-admin";

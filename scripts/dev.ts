@@ -121,7 +121,8 @@ await runMain(async () => {
     );
 
   if (!existsSync(".dev.vars")) {
-    // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
+    // Every secret .env.types declares is named, so wrangler's check that the generated types are
+    // fresh passes.
     writeFileSync(".dev.vars", newDevVars());
     console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
   } else {
@@ -142,7 +143,8 @@ await runMain(async () => {
         `JWT_SECRET in .dev.vars has ${secret.trim().length} characters; the service needs at least ` +
           `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,
       );
-    // Webhooks answer 503 without it (docs/events.md#secrets); a .dev.vars from before webhooks lacks it.
+    // Webhooks answer 503 without a usable one (docs/events.md#secrets): one missing or too short
+    // is added (the later line wins).
     if (!webhookKeyUsable) {
       appendFileSync(".dev.vars", `\nWEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`);
       console.log(

@@ -1,6 +1,6 @@
-// npm run import:wordpress -- <dump.sql[.gz]> [--prefix wp_] [--namespace wallet] [--local|--remote]
-//   [--dry-run] [--rehearse] [--balances ledger|site] [--places WALLET=N] [--force] [--persist-to DIR]
-//   [--config FILE] [--database DB]
+// npm run import:wordpress -- <dump.sql[.gz]> [--prefix wp_] [--users-prefix wp_]
+//   [--namespace wallet] [--local|--remote] [--dry-run] [--rehearse] [--balances ledger|site]
+//   [--places WALLET=N] [--force] [--persist-to DIR] [--config FILE] [--database DB]
 //   [--report FILE.json] [--chunk-statements N] [--tmp-dir DIR]
 //
 // Moves a WordPress site's wallet data (users, wallets, every CREDIT/DEBIT) into the service's D1:

@@ -1,7 +1,8 @@
 // `npm run openapi`: writes the OpenAPI document of wallet/v1 from the route tables
 // (clients/openapi.json), the TypeScript client's types generated from it
-// (clients/typescript/openapi.d.ts) and its operations by name (clients/typescript/operations.ts). `--check` writes nothing and fails when either file differs
-// from what the route tables give now, so neither can go stale.
+// (clients/typescript/openapi.d.ts) and its operations by name (clients/typescript/operations.ts).
+// `--check` writes nothing and fails when any of the three differs from what the route tables give
+// now, so none can go stale.
 import { readFileSync, writeFileSync } from "node:fs";
 import { registerHooks } from "node:module";
 import openapiTS, { astToString } from "openapi-typescript";

@@ -8,7 +8,8 @@
 //
 // Scenarios: any of the bench's (scripts/bench/scenarios.ts: credits, credits-duplicate-409,
 // balance-1-wallet, transaction-read…), or of its baseline worker (noop, insert, select,
-// select-authed), served the same way: the same measure of a bare route. Settings (environment):
+// select-authed, select-replica and the reads' floors), served the same way: the same measure of a
+// bare route. Settings (environment):
 // PROFILE_DURATION seconds (10), PROFILE_CONNECTIONS (8), PROFILE_INTERVAL_US sampling (100),
 // PROFILE_TOP rows (40), PROFILE_OUT a file for the raw .cpuprofile (open it in DevTools),
 // PROFILE_BUNDLE_OUT a file for the bundle it was taken from (its line numbers are the profile's).

@@ -1,5 +1,5 @@
 // The command line of `npm run bench` (scripts/bench.ts): which mode it runs. Settings of the load
-// itself (duration, connections) stay in the environment (session.ts), as before.
+// itself (duration, connections) are in the environment (session.ts).
 
 export const USAGE = `npm run bench [-- <mode>]
   (no mode)              the app beside the baseline worker (BENCHMARKS.md)

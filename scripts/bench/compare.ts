@@ -1,5 +1,5 @@
 // Two builds of the app side by side (`npm run bench -- --against <ref>`, against.ts): the order of
-// the runs and the figures read from them. Pure, so test/node/bench-compare.test.ts checks it.
+// the runs and the figures read from them. Pure, so test/node/bench-modes.test.ts checks it.
 
 export type Side = "tree" | "ref";
 

@@ -30,13 +30,14 @@ export const USER_PASSWORD = "bench-user-pass";
 export const WALLETS = ["bench_a", "bench_b", "bench_c", "bench_d", "bench_e"] as const;
 export const TRANSFER_WALLET = WALLETS[2];
 
-/**
- * Makes `creditUsers` users for the credit load, one user with a history (for balance reads,
- * transaction pages and login), five wallets, and one credit whose request_id the duplicate
- * scenario replays and whose transaction the single-record read fetches.
- */
 export type BenchUser = { id: number; username: string; email: string };
 
+/**
+ * Makes `creditUsers` users for the credit load, one user with a history (for balance reads,
+ * transaction pages and login), two whose histories the cost pass compares, five wallets, and one
+ * credit whose request_id the duplicate scenario replays and whose transaction the single-record
+ * read fetches.
+ */
 export async function makeFixtures({
   api,
   auth,

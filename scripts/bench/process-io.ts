@@ -1,6 +1,6 @@
-// A server's whole process group (wrangler and the workerd it starts) as Linux's /proc shows it:
-// its live processes, and the disk writes they made (/proc/<pid>/io), what a scenario cost in
-// storage beside what it cost in time (CPU time: cost.ts).
+// A server's whole process group (its Node process and the workerd it starts) as Linux's /proc
+// shows it: its live processes, and the disk writes they made (/proc/<pid>/io), what a scenario
+// cost in storage beside what it cost in time (CPU time: cost.ts).
 import { readdirSync, readFileSync } from "node:fs";
 
 /**

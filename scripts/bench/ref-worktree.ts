@@ -33,7 +33,7 @@ function resolveCommit(ref: string, root: string) {
 
 function npmCi(dir: string) {
   // The repository's own install (.ci/run), from npm's cache when it has the packages, with no
-  // install scripts: the packages' scripts are off in package.json's allowScripts as well.
+  // install scripts: allowScripts runs only the `node` package's, and the bench runs its own Node.
   const args = ["ci", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"];
   const child = spawn("npm", args, {
     cwd: dir,

@@ -1,7 +1,7 @@
 // The app's load scenarios, one autocannon request each, shared by every mode of `npm run bench`
-// (scripts/bench.ts): against the baselines, against another commit (against.ts) and over the
-// simulated remote D1 (remote-d1.ts). Each names the baseline its req/s is compared with (`vs`) and
-// the status it must answer (`expectStatus`, default any 2xx).
+// (scripts/bench.ts: against.ts, reads.ts, remote-d1.ts, webhook.ts) and by profile-cpu.ts. Each
+// names the baseline its req/s is compared with (`vs`) and the status it must answer
+// (`expectStatus`, default any 2xx).
 import type autocannon from "autocannon";
 import { sign } from "hono/jwt";
 import { BASELINE_JWT_SECRET } from "../../bench/baseline/token";

@@ -300,8 +300,8 @@ export function writeResults(
 }
 
 /**
- * The interleaved modes' runs (--against, --webhook; --remote-d1 reads the same durations itself,
- * over its own connection counts): BENCH_DURATION seconds (5) after
+ * The interleaved modes' runs (--against, --webhook, --reads; --remote-d1 reads the same
+ * durations itself, over its own connection counts): BENCH_DURATION seconds (5) after
  * BENCH_WARMUP (2), in BENCH_ROUNDS rounds (3, at most `maxRounds`), over BENCH_CONNECTIONS
  * (`connections` by default): shorter than the baselines' 8 s, repeated for a median.
  */

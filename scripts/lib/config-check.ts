@@ -76,8 +76,8 @@ export function configProblem(text: string): string | undefined {
       );
     if (named !== type)
       return `${CONFIG}'s Durable Object binding ${name} names class_name = "${named}"; it must be "${type}".`;
-    // Each object keeps its counts in SQLite: a class made without it has no SQL storage, and
-    // every call to its objects fails.
+    // LoginThrottle keeps its counts in SQLite: made without it, every call to its objects fails.
+    // HistoryGate keeps its lease in memory, but is held to the same entry the repository ships.
     if (!sqliteClasses(text).has(type))
       return (
         `${CONFIG}: no [[migrations]] entry lists "${type}" in new_sqlite_classes, so its objects ` +
