@@ -3,23 +3,23 @@
 // vars, Durable Objects and queues (wrangler's own `unstable_getMiniflareWorkerOptions`, what the
 // Workers vitest pool uses) and the local state under `persist` that wrangler's D1 commands wrote.
 //
-// `wrangler dev` puts two things in front of a worker that no deployed Worker has, and on a shared
-// 2-core machine they took CPU from the worker being measured
-// (BENCHMARKS.md#the-benchs-server-the-deploy-bundle-under-miniflare-alone):
-// - a proxy worker in a second workerd, which takes every connection and forwards each request
-//   (0.6–1.0 ms of CPU a request here, more than half the worker's own);
-// - a Node process that parses every line the worker logs as JSON, source-maps it and checks its
-//   level (0.08–0.14 ms a request for the request log line).
+// `wrangler dev` runs beside a worker what no deployed Worker has, and on a shared 2-core machine
+// it took CPU from the worker being measured
+// (BENCHMARKS.md#the-benchs-server-the-deploy-bundle-under-miniflare-alone): a proxy worker in a
+// second workerd that takes every connection and forwards each request (0.6–1.0 ms of CPU a
+// request), its DevTools inspector (about 0.9 ms per D1 call) and its debug log file (0.3–0.4 ms a
+// request). This server has none of them (an inspector only when `inspectorPort` asks for one).
 // Miniflare 5 always runs workerd with structured logging and parses each line it prints into a
-// { level, message } record in this process; here the records are dropped, or their messages
-// written to stdout as lines when `logs` asks for it (warnings and errors always go to stderr).
+// { level, message } record in this process (0.03–0.08 ms a request); here the records are
+// dropped, or their messages written to stdout as lines when `logs` asks for it (warnings and
+// errors always go to stderr).
 // Wrangler still hands out Miniflare 4's worker options; `convertV4MiniflareOptions`, the adapter
 // wrangler itself uses, turns them into Miniflare 5's.
 //
 // Usage (a child process, in its own process group, stopped by SIGTERM), its options in the
 // environment (startBenchWorker in ./wrangler.ts):
 //   WALLET_BENCH_WORKER_OPTIONS='{"config":…,"port":…,"persist":…,"vars":{…},"logs":false}' \
-//     tsx scripts/lib/bench-worker.ts
+//     node --import tsx --import ./scripts/lib/package-types.ts scripts/lib/bench-worker.ts
 import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
