@@ -37,7 +37,7 @@ import { topLevelVars } from "./lib/wrangler-toml";
 const USAGE =
   "usage: npm run dev [-- --port N]   (PORT, else 8787)\n" +
   "       npm run serve [-- --port N] [--quiet]   (the deploy bundle; --quiet drops its log lines)\n" +
-  "WALLET_ADMIN_USERNAME, WALLET_ADMIN_EMAIL, WALLET_ADMIN_PASSWORD: the local administrator (docs/configuration.md)";
+  "WALLET_ADMIN_USERNAME, WALLET_ADMIN_EMAIL, WALLET_ADMIN_PASSWORD: the local administrator (README.md)";
 
 await runMain(async () => {
   // Its options, checked before anything is written: an unknown one (a typo of --port) would
