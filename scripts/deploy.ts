@@ -200,8 +200,9 @@ await runMain(async () => {
 
   // 3. Pending migrations reach the remote database before the code that needs them. `d1 migrations
   // list` has no JSON form (4.86 as 4.164), so the applied ones are read as wrangler reads them: the
-  // names in its table, created first as wrangler's own list creates it (same statement), compared
-  // with the .sql files in the migrations folder, sorted, as wrangler compares them.
+  // names in its table, created first as wrangler's own list creates it (CREATE TABLE IF NOT
+  // EXISTS, the same columns), compared by name with the .sql files in the migrations folder, as
+  // wrangler compares them; the pending ones are listed in name order.
   const remoteSql = <Row>(sql: string) =>
     parse<{ results: Row[] }[]>(
       run(["d1", "execute", BINDING, "--remote", "--json", "--command", sql]),
