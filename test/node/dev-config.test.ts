@@ -108,12 +108,12 @@ describe("npm run serve and npm run dev with a wrangler.toml the runtime would r
       editedToml(/^main = .*$/m, 'main = "src/no-such-entry.ts"'),
       'main names "src/no-such-entry.ts", which does not exist',
     ],
-    // Served anyway, its object had no SQL storage: GET /health answered 200 and every sign-in 500.
     [
       "a Durable Object class left out of [[migrations]]",
       editedToml('new_sqlite_classes = ["HistoryGate"]', "new_sqlite_classes = []"),
       'no [[migrations]] entry lists "HistoryGate" in new_sqlite_classes',
     ],
+    // Served anyway, its object had no SQL storage: GET /health answered 200 and every sign-in 500.
     [
       "a Durable Object class made without SQLite storage",
       editedToml('new_sqlite_classes = ["LoginThrottle"]', 'new_classes = ["LoginThrottle"]'),
