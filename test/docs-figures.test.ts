@@ -4,13 +4,28 @@ import { describe, expect, it } from "vitest";
 import api from "../docs/api.md?raw";
 import configuration from "../docs/configuration.md?raw";
 import deploying from "../docs/deploying.md?raw";
+import events from "../docs/events.md?raw";
 import ledger from "../docs/ledger.md?raw";
 import moving from "../docs/moving-from-rimplenet.md?raw";
 import operations from "../docs/operations.md?raw";
 import { COMPAT_ROUTES } from "../src/compat";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
+import { ENDPOINT_URL_MAX } from "../src/events/endpoint-url";
+import { MAX_ATTEMPTS, PER_RUN } from "../src/events/pump";
+import {
+  DRAIN_BUDGET_MS,
+  FAULT_RETRY_S,
+  FRESH_AFTER_ATTEMPTS,
+  NUDGE_GAP_MS,
+} from "../src/events/queue";
+import { AMOUNT_TEXT_MAX } from "../src/http/fields";
+import { EXPIRY_BATCH } from "../src/ledger/holds";
+import { MAX_MINOR, MAX_STORAGE_DECIMALS } from "../src/ledger/money";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { openApiDocument } from "../src/routes/openapi";
+import { FEED_LIMITS } from "../src/wallet/events";
+import { DEFAULT_HOLD_S, EXPIRY_STATEMENTS, MAX_HOLD_S } from "../src/wallet/holds";
+import { WEBHOOK_LIMITS } from "../src/wallet/webhooks";
 import wranglerToml from "../wrangler.toml?raw";
 
 const MIGRATIONS = import.meta.glob<string>("../drizzle/*.sql", {
@@ -64,5 +79,37 @@ describe("figures the docs quote", () => {
       expect(text).toMatch(/balance/);
       expect(text).toMatch(/transactions/);
     }
+  });
+
+  it("events.md and ledger.md give the delivery, feed, hold and amount figures the code has", () => {
+    // Wrapped lines read as one: a figure may fall across a line break.
+    const flat = (doc: string) => doc.replace(/\s+/g, " ");
+    const [ev, led] = [flat(events), flat(ledger)];
+    const days = (s: number) => s / 86_400;
+    const maxRetries = /^max_retries = (\d+)$/m.exec(wranglerToml)?.[1];
+    for (const figure of [
+      `unless its ${MAX_ATTEMPTS} attempts all fail`,
+      `"attempts":${MAX_ATTEMPTS}`,
+      `It delivers up to ${PER_RUN} events per lease`,
+      `for up to ${DRAIN_BUDGET_MS / 1000} s`,
+      `retry its message ${FAULT_RETRY_S} s later`,
+      `a message already retried ${FRESH_AFTER_ATTEMPTS - 1} times`,
+      `once it has retried them ${maxRetries} times`,
+      `at most one such nudge per ${NUDGE_GAP_MS} ms`,
+      `| \`limit\` | \`${FEED_LIMITS.defaultLimit}\` | 1–${FEED_LIMITS.maxLimit} |`,
+      `(\`limit\` 1–${WEBHOOK_LIMITS.deliveriesMax}, default 50)`,
+      `is at most ${WEBHOOK_LIMITS.descriptionMax} characters`,
+      `at most ${ENDPOINT_URL_MAX} characters as stored`,
+      `more than ${(EXPIRY_BATCH * EXPIRY_STATEMENTS).toLocaleString("en-US")} holds fall due`,
+    ])
+      expect(ev.includes(figure), `events.md: ${figure}`).toBe(true);
+    for (const figure of [
+      `${EXPIRY_BATCH} per statement, at most ${EXPIRY_STATEMENTS} statements a run`,
+      `A hold lasts 1 s to ${days(MAX_HOLD_S)} days (\`expires_in\`, default ${days(DEFAULT_HOLD_S)} days)`,
+      `An amount is at most ${AMOUNT_TEXT_MAX} characters`,
+      `At most ${MAX_STORAGE_DECIMALS} places in all`,
+      `at most ${MAX_MINOR.toLocaleString("en-US")} minor units`,
+    ])
+      expect(led.includes(figure), `ledger.md: ${figure}`).toBe(true);
   });
 });
