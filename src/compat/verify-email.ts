@@ -17,7 +17,8 @@ const notSent = {
 // `GET verify-email-address` (api/core/emails/verify-email-mail.php, includes/emails/
 // verify-email-mail.php), public as on the plugin. With `fire_email=true` it mails a verification
 // link (docs/mail.md) and answers the plugin's success, `"Verification Mail Email Sent"`, data
-// `{"mail":true}`. Without a mail transport it answers the plugin's failed mail, "Email Not Sent";
+// `{"mail":true}`. Without a mail transport it answers "Email Not Sent", the failed mail's text the
+// plugin meant (its `$sent ?` test always chose the success text, sent with `"status":false`);
 // over the address's or the client address's share of mail the same with 429 and Retry-After.
 // An address no account can have (one `POST users` refuses) is "email not parsed", as the plugin
 // answered an address it could not read, and nothing is recorded for it; the address is read as
