@@ -461,7 +461,7 @@ describe("DELETE wallets/{wallet} in the dialect", () => {
 });
 
 describe("DELETE in the dialect: the path names what is deleted", () => {
-  it("ignores a user_id or wallet_id in the query or the body, which WordPress let override the path's", async () => {
+  it("ignores a user_id or wallet in the query or the body, which WordPress let override the path's", async () => {
     const [kept, gone] = [await makeUser(), await makeUser()];
     const [keptWallet, goneWallet] = [await makeWallet(admin), await makeWallet(admin)];
     const send = (path: string, query: string, body: Json) =>
@@ -472,10 +472,14 @@ describe("DELETE in the dialect: the path names what is deleted", () => {
       });
     const user = await send(`users/${gone.id}`, `user_id=${kept.id}`, { user_id: kept.id });
     expect(user.status, user.text).toBe(200);
-    const wallet = await send(`wallets/${goneWallet}`, `wallet_id=${keptWallet}`, {
-      wallet_id: keptWallet,
-      wallet: keptWallet,
-    });
+    const wallet = await send(
+      `wallets/${goneWallet}`,
+      `wallet=${keptWallet}&wallet_id=${keptWallet}`,
+      {
+        wallet_id: keptWallet,
+        wallet: keptWallet,
+      },
+    );
     expect(wallet.status, wallet.text).toBe(200);
     expect([await userRow(gone.id), await walletRow(goneWallet)]).toEqual([null, null]);
     expect(await userRow(kept.id)).toEqual({ id: kept.id });
