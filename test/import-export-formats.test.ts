@@ -170,6 +170,8 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     expect(() => plan(text)).toThrow(
       /^the file holds no statement of an SQL dump: export the database again with the format SQL \(near: /,
     );
+    // The message says what to do: no "mend the row named above" after it, as it names no row.
+    expect(() => plan(text)).toThrow(expect.objectContaining({ remedy: "" }));
   });
 
   it("UpdraftPlus: refuses a backup cut short before the term tables, which it writes last", () => {

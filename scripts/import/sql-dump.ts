@@ -270,6 +270,7 @@ export class DumpParser {
     if (end < 0 && this.rows === 0 && this.tables.size === 0)
       return this.fail(
         "the file holds no statement of an SQL dump: export the database again with the format SQL",
+        "",
       );
     if (end < 0) return this.fail("unterminated statement");
     const statement = buf.slice(p, end);
@@ -567,9 +568,9 @@ export class DumpParser {
     );
   }
 
-  private fail(message: string): never {
+  private fail(message: string, remedy = MEND_THE_ROW): never {
     const around = this.buf.slice(this.pos, this.pos + 80).replace(/\s+/g, " ");
-    throw new DumpSyntaxError(`${message} (near: ${around})`);
+    throw new DumpSyntaxError(`${message} (near: ${around})`, remedy);
   }
 }
 
