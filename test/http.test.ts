@@ -105,6 +105,8 @@ describe("routing", () => {
       "rest_route=/wallet/v1/debits&rest%5Froute=/wallet/v1/credits",
       "rest_rout%65=/wallet/v1/credits",
       "rest.route=/wallet/v1/credits", // PHP registers a `.` in a name as `_`
+      // A plain name after an array replaces it: `$_GET['rest_route']` is the credits text.
+      "rest_route[]=/wallet/v1/debits&rest_route=/wallet/v1/credits",
     ].entries()) {
       const res = await call("POST", `/?${query}&${fields}&request_id=${unique(`rr${i}`)}`, {
         auth: admin.bearer,

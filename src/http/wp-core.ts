@@ -187,12 +187,9 @@ function fromPlainPermalink(request: Request) {
       named = true;
       queried = value;
       lower = queried === undefined ? NO_ROUTE_PATH : restRoutePath(queried);
-      url.search = pairs
-        .filter((raw) => {
-          const path = pairPathOf(raw);
-          return path?.name !== "rest_route" || path.keys.length > 0;
-        })
-        .join("&");
+      // Every rest_route pair goes: an array before the last plain one was replaced by it in
+      // `$_GET`, and a last array named no route.
+      url.search = pairs.filter((raw) => pairPathOf(raw)?.name !== "rest_route").join("&");
     }
   }
   if (lower === url.pathname && !named) return request;
