@@ -9,7 +9,9 @@ import ledger from "../docs/ledger.md?raw";
 import moving from "../docs/moving-from-rimplenet.md?raw";
 import operations from "../docs/operations.md?raw";
 import { COMPAT_ROUTES } from "../src/compat";
+import { KEY_TTL_MS, SESSION_TTL_MS } from "../src/db/isolate-cache";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
+import { HISTORY_CHUNK } from "../src/db/ledger";
 import { ENDPOINT_URL_MAX } from "../src/events/endpoint-url";
 import { MAX_ATTEMPTS, PER_RUN } from "../src/events/pump";
 import {
@@ -23,6 +25,8 @@ import { EXPIRY_BATCH } from "../src/ledger/holds";
 import { MAX_MINOR, MAX_STORAGE_DECIMALS } from "../src/ledger/money";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { openApiDocument } from "../src/routes/openapi";
+import { HISTORY_LEASE_MS } from "../src/throttle/history-gate";
+import { MAX_OPERATIONS } from "../src/wallet/batches";
 import { FEED_LIMITS } from "../src/wallet/events";
 import { DEFAULT_HOLD_S, EXPIRY_STATEMENTS, MAX_HOLD_S } from "../src/wallet/holds";
 import { WEBHOOK_LIMITS } from "../src/wallet/webhooks";
@@ -39,6 +43,23 @@ describe("figures the docs quote", () => {
     const paths = Object.keys((openApiDocument(ROUTES) as { paths: object }).paths);
     expect(paths.every((p) => p.startsWith(`/wp-json/${NAMESPACE}/`))).toBe(true);
     expect(api).toContain(`3.1.0 Wallet ledger API, ${paths.length} paths`);
+  });
+
+  it("api.md gives the statement, history, hold, batch and cache figures the code has", () => {
+    // Wrapped lines read as one: a figure may fall across a line break.
+    const flat = api.replace(/\s+/g, " ");
+    const days = (s: number) => s / 86_400;
+    for (const figure of [
+      `a total can (after turnover past ${MAX_MINOR.toLocaleString("en-US")} units)`,
+      `It is streamed: ${HISTORY_CHUNK} entries are read at a time`,
+      `a statement of more than ${HISTORY_CHUNK} entries is sent one at a time per caller`,
+      `A history of more than ${HISTORY_CHUNK} matching entries`,
+      `ends by itself after ${HISTORY_LEASE_MS / 1000} s`,
+      `(seconds, 1–${MAX_HOLD_S}, i.e. at most ${days(MAX_HOLD_S)} days; default ${DEFAULT_HOLD_S}, ${days(DEFAULT_HOLD_S)} days)`,
+      `\`operations\`: 1 to ${MAX_OPERATIONS} of`,
+      `console session within ${SESSION_TTL_MS / 1000} s, and on every API key within ${KEY_TTL_MS / 1000} s`,
+    ])
+      expect(flat.includes(figure), `api.md: ${figure}`).toBe(true);
   });
 
   it("deploying.md counts the migrations a fresh database is given", () => {
