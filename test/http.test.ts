@@ -4,6 +4,7 @@ import { createApp } from "../src/app";
 import { ROUTES } from "../src/routes";
 import { GUARDED } from "./compat-helpers";
 import {
+  appendHistory,
   balanceOf,
   call,
   credit,
@@ -13,6 +14,7 @@ import {
   makeAccount,
   makeAdmin,
   makeUser,
+  makeWallet,
   NO_ROUTE,
   type Reply,
   tableCounts,
@@ -829,6 +831,24 @@ describe("GET /openapi.json", () => {
         const ok = Object.keys(op.responses).filter((status) => status < "300");
         expect(ok, `${method} ${path}`).toHaveLength(1);
       }
+  });
+
+  it("gives /transactions' page and per_page no default: left out, the whole history is sent", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    await appendHistory(user.id, await makeWallet(admin), 101);
+    const whole = await call("GET", "/transactions", {
+      auth: admin.bearer,
+      query: { user_id: user.id, security_code: 1 },
+    });
+    expect(whole.body.data).toHaveLength(101);
+    const { body } = await call("GET", "/openapi.json");
+    const params = body.paths["/wp-json/wallet/v1/transactions"].get.parameters as Json[];
+    for (const name of ["page", "per_page"]) {
+      const { schema } = params.find((p) => p.name === name)!;
+      expect(schema.default, name).toBeUndefined();
+      expect(schema.description, name).toMatch(/Without `page`, `pageno` and `per_page`/);
+    }
   });
 
   it("has an interactive reference at /api-reference, linked from the front page", async () => {

@@ -9,7 +9,7 @@ import { pageHeaders, wholeListHeaders } from "../../http/wp-core";
 import { settingProblems, varText } from "../../settings";
 import { TransactionAnswer, transactionRecord } from "../../wallet/rules";
 import { historyPage, wholeHistory } from "../../wallet/transactions";
-import { TransactionListParams } from "./schemas";
+import { MAX_PER_PAGE, TransactionListParams } from "./schemas";
 
 const MESSAGE = "Txns Retrieved Successful";
 
@@ -74,10 +74,11 @@ export const listTransactions = defineRoute(
       );
     }
 
+    const { page = 1, per_page: perPage = MAX_PER_PAGE } = fields;
     const { rows, total } = await historyPage(c.var.service, {
       ...filter,
-      offset: (fields.page - 1) * fields.per_page,
-      limit: fields.per_page,
+      offset: (page - 1) * perPage,
+      limit: perPage,
       order: fields.order,
     });
     return ok(
@@ -85,7 +86,7 @@ export const listTransactions = defineRoute(
       200,
       MESSAGE,
       rows.map((row) => transactionRecord(row, site)),
-      pageHeaders(c, total, fields.page, fields.per_page),
+      pageHeaders(c, total, page, perPage),
     );
   },
 );

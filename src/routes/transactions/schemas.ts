@@ -15,7 +15,7 @@ import {
 } from "../../http/fields";
 import { SECURITY_CODE } from "../../settings";
 
-const MAX_PER_PAGE = 100;
+export const MAX_PER_PAGE = 100;
 const MAX_PAGE = 1_000_000;
 
 /** `page` and `per_page` as the WordPress lists take them (1-100 a page, default 100). */
@@ -33,6 +33,10 @@ export const PAGE_ALIAS = {
   pageno: aliasField("page", integerIn("page", 1, MAX_PAGE), "the Rimplenet plugin's name for it"),
 };
 
+/** What leaving out every paging parameter of GET /transactions asks for (contract section 7). */
+const UNPAGED =
+  "Without `page`, `pageno` and `per_page` the answer holds every matching transaction, unpaged (streamed)";
+
 export const TransactionListParams = v.object({
   // Required for administrators; a subscriber may omit it (its own) — see list.ts.
   user_id: v.optional(userIdField()),
@@ -42,7 +46,19 @@ export const TransactionListParams = v.object({
     v.regex(SECURITY_CODE, integerText("security_code")),
     documented({ type: "string", pattern: SECURITY_CODE.source }),
   ),
-  ...PAGE_FIELDS,
+  // No default: a page is read only when one of them is sent (list.ts), then page 1 of 100.
+  page: v.optional(
+    v.pipe(
+      integerIn("page", 1, MAX_PAGE),
+      v.description(`Default 1 once \`per_page\` is sent. ${UNPAGED}`),
+    ),
+  ),
+  per_page: v.optional(
+    v.pipe(
+      integerIn("per_page", 1, MAX_PER_PAGE),
+      v.description(`Default ${MAX_PER_PAGE} once \`page\` or \`pageno\` is sent. ${UNPAGED}`),
+    ),
+  ),
   ...PAGE_ALIAS,
   wallet_id: v.optional(walletIdField),
   txn_type: v.optional(
