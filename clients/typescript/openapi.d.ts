@@ -647,9 +647,12 @@ export interface components {
             };
         };
         CaptureHoldInput: {
-            /** @description In the wallet's major units ("12.50"); text keeps every digit exact */
+            /** @description In the wallet's major units ("12.50"), at most the held amount; left out: all of it */
             amount?: number | string;
-            /** @default  */
+            /**
+             * @description Left out or empty: `Capture of hold <id>`
+             * @default
+             */
             note?: string;
         };
         ConfirmPasswordResetInput: {
@@ -1206,12 +1209,18 @@ export interface components {
             event_id: number;
         };
         ReverseBatchInput: {
-            /** @default  */
+            /**
+             * @description Left out or empty: `Reversal of transaction <id>`, naming the entry each one reverses
+             * @default
+             */
             note?: string;
         };
         ReverseTransactionInput: {
             request_id: string;
-            /** @default  */
+            /**
+             * @description Left out or empty: `Reversal of transaction <id>`, naming the entry each one reverses
+             * @default
+             */
             note?: string;
         };
         VoidHoldInput: Record<string, never>;

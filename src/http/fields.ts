@@ -239,6 +239,16 @@ const amountField = v.pipe(
 
 const noteField = v.optional(textField(MAX_TEXT, "note"), "");
 
+/** A note the verb words itself when none is sent (left out, or empty): `instead`, as documented. */
+const noteOr = (instead: string) =>
+  v.optional(
+    v.pipe(textField(MAX_TEXT, "note"), v.description(`Left out or empty: ${instead}`)),
+    "",
+  );
+
+/** A reversal's note (wallet/movements.ts `opposite`), on each entry it writes. */
+const reversalNote = noteOr("`Reversal of transaction <id>`, naming the entry each one reverses");
+
 /** What noteField says of a note a dialect has read as text itself: its refusal, or undefined. */
 export const noteRefusal = (note: string) => v.safeParse(noteField, note).issues?.[0].message;
 
@@ -286,10 +296,10 @@ export const choiceField = <const T extends readonly string[]>(
     v.picklist(choices, message),
   );
 
-export const ReverseParams = v.object({ request_id: requestIdField, note: noteField });
+export const ReverseParams = v.object({ request_id: requestIdField, note: reversalNote });
 
 /** A batch's reversal: its note (the batch is named by its path). */
-export const ReverseBatchParams = v.object({ note: noteField });
+export const ReverseBatchParams = v.object({ note: reversalNote });
 
 // ISO 8601 date or date-time; without an offset it is read as UTC. A year is four digits, or six
 // with a sign (the expanded form the answers write for a year before 0 or after 9999; -000000 is
@@ -484,8 +494,16 @@ export const walletOf = (f: v.InferOutput<typeof WalletParams>): NewWallet => ({
 
 export const CaptureHoldParams = v.object({
   // Omitted: the whole hold. At most the held amount; the rest is released.
-  amount: v.optional(amountField),
-  note: noteField,
+  amount: v.optional(
+    v.pipe(
+      amountField,
+      v.description(
+        'In the wallet\'s major units ("12.50"), at most the held amount; left out: all of it',
+      ),
+    ),
+  ),
+  // The capture's DEBIT's note (wallet/holds.ts captureHold).
+  note: noteOr("`Capture of hold <id>`"),
 });
 
 /** Event type names (spaces around them ignored, repeats and blanks dropped), each a known type. */
