@@ -887,7 +887,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Insufficient Balance";
-            /** @description `{"amount":"Insufficient Balance"}`: the wallet cannot pay it; nothing was written */
+            /** @description `{"amount":"Insufficient Balance"}`: the wallet cannot pay it out of its available balance; nothing was written. POST /batches names the operation, `{"operations[<i>].amount":"Insufficient Balance"}`; POST /batches/{id}/reverse the entry, `{"amount":"Insufficient Balance","transaction_id":"<id>"}` */
             error: unknown;
         };
         /** internal_error */
@@ -964,7 +964,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Security verification failed";
-            /** @description `security_code` does not match `TRANSACTIONS_SECURITY_CODE` */
+            /** @description `{"security_code":"Security verification failed"}`: `security_code` does not match `TRANSACTIONS_SECURITY_CODE` */
             error: unknown;
         };
         /** service_not_configured */
@@ -986,7 +986,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Transaction already exists";
-            /** @description `{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`; by a batch (POST /batches): `{"batch_id":"<id>","exist":"Batch already executed"}` */
+            /** @description `{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`; by a batch (POST /batches): `{"batch_id":"<id>","exist":"Batch already executed"}`; a batch operation's own key used before: `{"operations[<i>].txn_id":"<id>","operations[<i>].exist":"Transaction already executed"}` */
             error: unknown;
         };
         /** transaction_not_found */
@@ -1008,7 +1008,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Invalid User credentials";
-            /** @description `["Unable to reach <user>"]` */
+            /** @description `["Unable to reach <user>"]`; POST /batches names the operation, `["operations[<i>]: Unable to reach <user>"]` */
             error: unknown;
         };
         /** wallet_exists */
@@ -1184,7 +1184,7 @@ export interface components {
             /** @constant */
             message: "Invalid User credentials";
             data?: unknown[];
-            /** @description `["Unable to reach <user>"]` */
+            /** @description `["Unable to reach <user>"]`; POST /batches names the operation, `["operations[<i>]: Unable to reach <user>"]` */
             error: unknown;
         };
         /** validation_error */
@@ -1196,7 +1196,7 @@ export interface components {
             /** @constant */
             message: "Validation error";
             data?: unknown[];
-            /** @description users and login (envelope B): a list of what is wrong, or an object by field */
+            /** @description users and login (envelope B): a list, of texts (`["Invalid Credential"]`) or of one object per refused field with its texts (`[{"user_login":["username is required"]}]`) */
             error: unknown;
         };
         RequestEmailVerificationInput: {

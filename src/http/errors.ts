@@ -42,12 +42,14 @@ export const ERRORS = {
   validation_error: {
     status: 400,
     message: "Validation error",
-    error: "users and login (envelope B): a list of what is wrong, or an object by field",
+    error:
+      'users and login (envelope B): a list, of texts (`["Invalid Credential"]`) or of one object per refused field with its texts (`[{"user_login":["username is required"]}]`)',
   },
   insufficient_balance: {
     status: 400,
     message: "Insufficient Balance",
-    error: '`{"amount":"Insufficient Balance"}`: the wallet cannot pay it; nothing was written',
+    error:
+      '`{"amount":"Insufficient Balance"}`: the wallet cannot pay it out of its available balance; nothing was written. POST /batches names the operation, `{"operations[<i>].amount":"Insufficient Balance"}`; POST /batches/{id}/reverse the entry, `{"amount":"Insufficient Balance","transaction_id":"<id>"}`',
   },
   permission_missing: {
     status: 401,
@@ -62,7 +64,8 @@ export const ERRORS = {
   security_failed: {
     status: 401,
     message: "Security verification failed",
-    error: "`security_code` does not match `TRANSACTIONS_SECURITY_CODE`",
+    error:
+      '`{"security_code":"Security verification failed"}`: `security_code` does not match `TRANSACTIONS_SECURITY_CODE`',
   },
   forbidden: {
     status: 403,
@@ -72,7 +75,8 @@ export const ERRORS = {
   user_not_found: {
     status: 404,
     message: "Invalid User credentials",
-    error: '`["Unable to reach <user>"]`',
+    error:
+      '`["Unable to reach <user>"]`; POST /batches names the operation, `["operations[<i>]: Unable to reach <user>"]`',
   },
   transaction_not_found: {
     status: 404,
@@ -108,7 +112,7 @@ export const ERRORS = {
     status: 409,
     message: "Transaction already exists",
     error:
-      '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`; by a batch (POST /batches): `{"batch_id":"<id>","exist":"Batch already executed"}`',
+      '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`; by a batch (POST /batches): `{"batch_id":"<id>","exist":"Batch already executed"}`; a batch operation\'s own key used before: `{"operations[<i>].txn_id":"<id>","operations[<i>].exist":"Transaction already executed"}`',
   },
   hold_resolved: {
     status: 409,
