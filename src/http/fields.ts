@@ -118,6 +118,27 @@ export const userIdField = (name = "user_id") =>
     documented({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   );
 
+/**
+ * `user_id` of a read an administrator must name its user for (http/validation.ts readerFields):
+ * the document says so, since the schema alone has it optional.
+ */
+export const readerUserIdField = v.optional(
+  v.pipe(
+    userIdField(),
+    v.description(
+      "Required for an administrator; a subscriber may leave it out (its own) and name only itself",
+    ),
+  ),
+);
+
+/** `user_id` of a read about the caller's own user unless it names another. */
+export const ownUserIdField = v.optional(
+  v.pipe(
+    userIdField(),
+    v.description("Left out: the caller's own user; a subscriber may name only itself"),
+  ),
+);
+
 /** A record's id as digits: at most 15 of them (past any id the ledger gives, within a safe integer). */
 const ID_DIGITS = /^[0-9]{1,15}$/;
 

@@ -1,11 +1,10 @@
 import * as v from "valibot";
-import { anyText, EMPTY, isoDate, userIdField } from "../../http/fields";
+import { anyText, EMPTY, isoDate, ownUserIdField } from "../../http/fields";
 import { MAX_WALLETS_PER_READ, unknownWalletText } from "../../wallet/balances";
 import { isWalletId, normalizeWalletId } from "../../wallet/wallet-shape";
 
 export const BalanceParams = v.object({
-  // Omitted means the caller's own user.
-  user_id: v.optional(userIdField()),
+  user_id: ownUserIdField,
   // One id or several, comma-separated; spaces around ids ignored, repeats collapsed.
   wallet_id: v.pipe(
     v.string(EMPTY),
@@ -28,6 +27,5 @@ export const BalanceParams = v.object({
 
 /** GET /balances: every wallet the user has a balance in. */
 export const AvailableParams = v.object({
-  // Omitted means the caller's own user.
-  user_id: v.optional(userIdField()),
+  user_id: ownUserIdField,
 });

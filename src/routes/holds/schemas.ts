@@ -5,6 +5,7 @@ import {
   EntryParams,
   integerIn,
   pathIdField,
+  readerUserIdField,
   userIdField,
   walletIdField,
 } from "../../http/fields";
@@ -26,8 +27,7 @@ export const CaptureHoldRouteParams = v.object({ id: pathIdField, ...CaptureHold
 export const HOLD_STATUSES = ["held", "captured", "voided", "expired"] as const;
 
 export const HoldListParams = v.object({
-  // Required for administrators; a subscriber may omit it (its own), as for /transactions.
-  user_id: v.optional(userIdField()),
+  user_id: readerUserIdField,
   wallet_id: v.optional(walletIdField),
   status: v.optional(
     choiceField(HOLD_STATUSES, "status must be one of held, captured, voided, expired"),

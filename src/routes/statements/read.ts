@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { choiceField, isoInstant, userIdField, walletIdField } from "../../http/fields";
+import { choiceField, isoInstant, readerUserIdField, walletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { siteSettings } from "../../http/site";
 import { answerStatementCsv } from "../../http/statement-csv";
@@ -13,8 +13,7 @@ import { StatementAnswer } from "../answers";
 import { PAGE_ALIAS, PAGE_FIELDS } from "../transactions/schemas";
 
 const StatementParams = v.object({
-  // Required for administrators (readerFields); a subscriber may omit it (its own).
-  user_id: v.optional(userIdField()),
+  user_id: readerUserIdField,
   wallet_id: walletIdField,
   // Both instants included, a date-only `to` its whole day; `from` omitted: 1970-01-01T00:00:00Z
   // (an imported entry dated earlier is in the opening balance); `to` omitted or later: the last

@@ -10,7 +10,7 @@ import {
   isoDate,
   pathIdField,
   ReverseParams,
-  userIdField,
+  readerUserIdField,
   walletIdField,
 } from "../../http/fields";
 import { SECURITY_CODE } from "../../settings";
@@ -38,8 +38,7 @@ const UNPAGED =
   "Without `page`, `pageno` and `per_page` the answer holds every matching transaction, unpaged (streamed)";
 
 export const TransactionListParams = v.object({
-  // Required for administrators; a subscriber may omit it (its own) — see list.ts.
-  user_id: v.optional(userIdField()),
+  user_id: readerUserIdField,
   security_code: v.pipe(
     anyText(integerText("security_code")),
     v.nonEmpty(EMPTY),

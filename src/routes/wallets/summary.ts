@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { walletNotFound } from "../../http/errors";
-import { pathWalletIdField, userIdField } from "../../http/fields";
+import { ownUserIdField, pathWalletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { Refusal } from "../../wallet/refusal";
@@ -20,8 +20,7 @@ export const readWalletSummary = defineRoute(
     params: fields(
       v.object({
         wallet_id: pathWalletIdField,
-        // Omitted: the caller's own user.
-        user_id: v.optional(userIdField()),
+        user_id: ownUserIdField,
       }),
     ),
     errors: ["invalid_input", "user_not_found", "wallet_not_found"],
