@@ -663,11 +663,15 @@ export interface components {
             name: string;
             /** @enum {string} */
             scope: "read" | "write" | "read-write";
+            /** @description The user whose key it is. Left out: the caller */
             username?: string;
         };
         CreateBatchInput: {
             request_id: string;
-            /** @default false */
+            /**
+             * @description `true`: refused unless credits and debits are equal in each wallet
+             * @default false
+             */
             balanced?: boolean;
             operations: ({
                 /** @enum {string} */
@@ -756,6 +760,7 @@ export interface components {
             /** @description Alias of `user_email` (an e-mail or a username alike); `user_email` wins when both are sent */
             username?: string;
             user_password: string;
+            /** @description `persistent`: a token valid 15780000 s; otherwise 3600 s */
             token_expiration?: string;
         };
         PlaceHoldInput: {

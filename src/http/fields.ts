@@ -461,6 +461,7 @@ export const ApiKeyParams = v.object({
       v.nonEmpty(EMPTY),
       usernameAtMost,
       documented({ type: "string", minLength: 1, maxLength: USERNAME_MAX }),
+      v.description("The user whose key it is. Left out: the caller"),
     ),
   ),
 });

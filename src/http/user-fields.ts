@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import { PASSWORD_LENGTH } from "../auth/password";
-import { API_AUDIENCE } from "../auth/tokens";
+import { API_AUDIENCE, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../auth/tokens";
 import { EMAIL_ADDRESS, EMAIL_MAX_LENGTH, EMAIL_MIN_LENGTH } from "../email-address";
 import type { AppEnv } from "../env";
 import type { ServiceContext } from "../wallet/context";
@@ -88,7 +88,14 @@ export const LoginParams = v.object({
   user_email: loginText,
   username: aliasField("user_email", loginText, "an e-mail or a username alike"),
   user_password: v.pipe(anyText(REQUIRED.user_password), v.nonEmpty(REQUIRED.user_password)),
-  token_expiration: v.optional(anyText("token_expiration must be text")),
+  token_expiration: v.optional(
+    v.pipe(
+      anyText("token_expiration must be text"),
+      v.description(
+        `\`persistent\`: a token valid ${PERSISTENT_TOKEN_LIFETIME_S} s; otherwise ${TOKEN_LIFETIME_S} s`,
+      ),
+    ),
+  ),
 });
 
 /** The wire key a field's errors are reported under, where it is not the field's name. */

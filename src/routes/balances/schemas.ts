@@ -18,11 +18,25 @@ export const BalanceParams = v.object({
       else return ids;
       return NEVER;
     }),
+    v.description(`One wallet id, or several comma-separated (at most ${MAX_WALLETS_PER_READ})`),
   ),
   // `yes` (any case) adds the display texts; anything else, a number too, leaves them out.
-  formatted: v.optional(anyText("formatted must be text"), ""),
+  formatted: v.optional(
+    v.pipe(
+      anyText("formatted must be text"),
+      v.description("`yes` (in any case) adds `formatted`: each balance as display text"),
+    ),
+    "",
+  ),
   // The balances as of this instant (docs/ledger.md#balances-at-a-point-in-time); omitted: now.
-  at: v.optional(isoDate("at")),
+  at: v.optional(
+    v.pipe(
+      isoDate("at"),
+      v.description(
+        "The balances as they stood at this ISO 8601 instant (a date alone: its midnight; no offset: UTC), not in the future. Left out: now",
+      ),
+    ),
+  ),
 });
 
 /** GET /balances: every wallet the user has a balance in. */

@@ -44,7 +44,13 @@ const balancedField = v.pipe(
 /** The body as documented (OpenAPI); `readBatchInput` enforces it, naming each operation's fields. */
 const BatchParams = v.object({
   request_id: requestIdField,
-  balanced: v.optional(balancedField, false),
+  balanced: v.optional(
+    v.pipe(
+      balancedField,
+      v.description("`true`: refused unless credits and debits are equal in each wallet"),
+    ),
+    false,
+  ),
   operations: v.pipe(
     v.array(
       v.variant(

@@ -14,7 +14,7 @@ const typesField = v.pipe(
   eventTypeNames("types"),
   documented({
     type: "string",
-    description: `Event types, comma-separated, among ${EVENT_TYPES.join(", ")}`,
+    description: `Event types, comma-separated, among ${EVENT_TYPES.join(", ")}. Left out or empty: every type`,
   }),
 );
 

@@ -18,11 +18,33 @@ const StatementParams = v.object({
   // Both instants included, a date-only `to` its whole day; `from` omitted: 1970-01-01T00:00:00Z
   // (an imported entry dated earlier is in the opening balance); `to` omitted or later: the last
   // second that is over.
-  from: v.optional(isoInstant("from")),
-  to: v.optional(isoInstant("to", { wholeDay: true })),
+  from: v.optional(
+    v.pipe(
+      isoInstant("from"),
+      v.description(
+        "Included; ISO 8601, a date alone its midnight, no offset UTC. Left out: 1970-01-01T00:00:00Z",
+      ),
+    ),
+  ),
+  to: v.optional(
+    v.pipe(
+      isoInstant("to", { wholeDay: true }),
+      v.description(
+        "Included; ISO 8601, a date alone its whole day, no offset UTC. Left out, or not yet over: the last second that is over",
+      ),
+    ),
+  ),
   ...PAGE_FIELDS,
   ...PAGE_ALIAS,
-  format: v.optional(choiceField(["json", "csv"], "format must be json or csv"), "json"),
+  format: v.optional(
+    v.pipe(
+      choiceField(["json", "csv"], "format must be json or csv"),
+      v.description(
+        "`csv`: the whole statement as a file, every entry (`page` and `per_page` ignored)",
+      ),
+    ),
+    "json",
+  ),
 });
 
 export const readStatementRoute = defineRoute(

@@ -63,8 +63,18 @@ export const TransactionListParams = v.object({
   txn_type: v.optional(
     choiceField(["CREDIT", "DEBIT"], "txn_type must be CREDIT or DEBIT", { upper: true }),
   ),
-  after: v.optional(isoDate("after")),
-  before: v.optional(isoDate("before", { up: true })),
+  after: v.optional(
+    v.pipe(
+      isoDate("after"),
+      v.description("Entries dated after this ISO 8601 instant (no offset: UTC)"),
+    ),
+  ),
+  before: v.optional(
+    v.pipe(
+      isoDate("before", { up: true }),
+      v.description("Entries dated before this ISO 8601 instant (no offset: UTC)"),
+    ),
+  ),
   order: v.optional(choiceField(["asc", "desc"], "order must be asc or desc"), "desc"),
 });
 
