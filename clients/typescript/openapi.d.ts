@@ -1241,7 +1241,7 @@ export interface components {
         Bookmark: string;
         /** @description How many items the list holds */
         "X-WP-Total": number;
-        /** @description How many pages of `per_page` the list holds */
+        /** @description How many pages of `per_page` the list holds; 1 (0 when empty) where the whole list is answered: `/transactions` without paging, a CSV statement */
         "X-WP-TotalPages": number;
         /** @description The previous and next pages (`rel="prev"`, `rel="next"`) where there are, then the API's discovery link (`rel="https://api.w.org/"`) */
         Link: string;

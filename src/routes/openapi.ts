@@ -420,7 +420,8 @@ export function openApiDocument(routes: readonly RouteInfo[]) {
           schema: { type: "integer" },
         },
         "X-WP-TotalPages": {
-          description: "How many pages of `per_page` the list holds",
+          description:
+            "How many pages of `per_page` the list holds; 1 (0 when empty) where the whole list is answered: `/transactions` without paging, a CSV statement",
           required: true,
           schema: { type: "integer" },
         },
