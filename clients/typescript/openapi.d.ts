@@ -734,7 +734,9 @@ export interface components {
         CreateWalletInput: {
             /** @description `formatted` is reserved */
             wallet_id: string;
+            /** @description No control, bidirectional or invisible characters */
             wallet_name: string;
+            /** @description Written beside amounts: it may not begin or end with a digit or a sign (`+`, `-`, `−`), nor hold control, bidirectional or invisible characters */
             wallet_symbol: string;
             /**
              * @default left
@@ -749,6 +751,7 @@ export interface components {
             wallet_note?: string;
         };
         CreateWebhookInput: {
+            /** @description An absolute `https://` URL of a public host, without a user name, password or #fragment (`WEBHOOK_ALLOW_LOCAL` lets a loopback host through, over `http://` too) */
             url: string;
             /** @description The event types it receives; a form body sends them comma-separated */
             events: ("transaction.created" | "user.created" | "user.deleted" | "wallet.created" | "wallet.deleted" | "hold.placed" | "hold.captured" | "hold.voided" | "hold.expired" | "batch.completed" | "batch.reversed")[];

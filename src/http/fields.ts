@@ -404,6 +404,13 @@ const plain = (name: string) =>
 
 const shown = (max: number, name: string) => v.pipe(required(max, name), plain(name));
 
+/** What a wallet's name or symbol may not hold (wallet/wallets.ts shownTextBreak), as documented. */
+const WALLET_TEXT_RULES = {
+  name: "No control, bidirectional or invisible characters",
+  symbol:
+    "Written beside amounts: it may not begin or end with a digit or a sign (`+`, `-`, `−`), nor hold control, bidirectional or invisible characters",
+};
+
 /** A wallet's name or symbol, by the wallet rule (wallet/wallets.ts shownTextBreak). */
 const walletText = (field: "name" | "symbol", max: number) =>
   v.pipe(
@@ -414,6 +421,7 @@ const walletText = (field: "name" | "symbol", max: number) =>
       if (broken) addIssue({ message: walletRuleText(broken) });
     }),
     documented({ type: "string", minLength: 1, maxLength: max }),
+    v.description(WALLET_TEXT_RULES[field]),
   );
 
 /**
@@ -552,7 +560,12 @@ const eventTypes = v.pipe(
 );
 
 export const WebhookParams = v.object({
-  url: required(ENDPOINT_URL_MAX, "url"),
+  url: v.pipe(
+    required(ENDPOINT_URL_MAX, "url"),
+    v.description(
+      "An absolute `https://` URL of a public host, without a user name, password or #fragment (`WEBHOOK_ALLOW_LOCAL` lets a loopback host through, over `http://` too)",
+    ),
+  ),
   events: eventTypes,
   description: v.optional(
     v.pipe(
