@@ -43,7 +43,12 @@ export const TransactionListParams = v.object({
     anyText(integerText("security_code")),
     v.nonEmpty(EMPTY),
     v.regex(SECURITY_CODE, integerText("security_code")),
-    documented({ type: "string", pattern: SECURITY_CODE.source }),
+    documented({
+      type: "string",
+      pattern: SECURITY_CODE.source,
+      description:
+        "The site's `TRANSACTIONS_SECURITY_CODE`, compared as written (`04321` is not `4321`); any integer where none is set",
+    }),
   ),
   // No default: a page is read only when one of them is sent (list.ts), then page 1 of 100.
   page: v.optional(
