@@ -1,5 +1,5 @@
 // Migrations 0006 (SQLite cannot alter a CHECK) and 0018 (nor drop AUTOINCREMENT) rebuild
-// `transactions`, 0018 the events and the balance timeline too, 0021 api_keys, balances and
+// `transactions`, 0016 mail_tokens (nor drop a NOT NULL), 0018 the events and the balance timeline too, 0021 api_keys, balances and
 // webhook_deliveries (to come after the tables they name), and 0028 holds (AUTOINCREMENT again); 0029
 // gives wallets a post_id of their own. The other tests apply every migration
 // to an empty database; this one applies them, step by step as deployments did, to a database
@@ -42,7 +42,7 @@ INSERT INTO transactions (${COLUMNS}) VALUES
   (23, 1, 'ngn', 'CREDIT', 100, '1', 0, 100, 'look-alike', 'look-alike', NULL, 't', 't', 't23', 105, NULL, NULL);
 `;
 
-describe("the table rebuilds (0006, 0018, 0021, 0028) on a database in use", () => {
+describe("the table rebuilds (0006, 0016, 0018, 0021, 0028) on a database in use", () => {
   it("keeps every row, marks what earlier imports wrote, and every guard holds after it", async () => {
     expect(env.TEST_MIGRATIONS.filter((m) => m.name < "0006")).toHaveLength(6);
     await migrated("0006");
@@ -56,7 +56,15 @@ describe("the table rebuilds (0006, 0018, 0021, 0028) on a database in use", () 
     const balancesBefore = await query("SELECT * FROM balances ORDER BY user_id, wallet_id");
 
     // 0006 and every later migration, as a deployment applies them; the last in a step of its own.
+    // A mail link outstanding when 0016 rebuilds mail_tokens (user_id NOT NULL dropped) outlives it.
+    await migrated("0016");
+    await run(
+      "INSERT INTO mail_tokens (token_hash, purpose, user_id, email, created_at_ms, expires_at_ms, used_at_ms) VALUES ('h1', 'password-reset', 1, 'a@x.test', 5, 9, NULL)",
+    );
+    const mailTokensBefore = await query("SELECT * FROM mail_tokens");
     await migrated("0018");
+    expect(await query("SELECT * FROM mail_tokens")).toEqual(mailTokensBefore);
+    expect(mailTokensBefore).toHaveLength(1);
     // A user made now has an event (0011): the outbox holds a row when 0018 rebuilds it.
     await run(
       "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (3, 'c', 'c@x.test', 'x', 'subscriber', 0)",
