@@ -59,9 +59,10 @@ describe("the console's webhooks screen", () => {
     const again = await request("/webhooks", { cookie });
     expect(again.html).toContain("https://hooks.example.com/console");
     expect(again.html).not.toContain(secret!);
-    // Its events and state in a sentence, its description in a paragraph of its own.
+    // Its events and state in a sentence, its description in a paragraph of its own. New, it has
+    // delivered nothing: it starts after the newest event.
     expect(again.html).toMatch(
-      /<section><h2>Webhook \d+: https:\/\/hooks\.example\.com\/console<\/h2><p class="muted">transaction\.created, user\.created\. Active; delivered up to event \d+<\/p><p>shop<\/p>/,
+      /<section><h2>Webhook \d+: https:\/\/hooks\.example\.com\/console<\/h2><p class="muted">transaction\.created, user\.created\. Active; sends events after event \d+<\/p><p>shop<\/p>/,
     );
   });
 

@@ -89,7 +89,9 @@ function Endpoint(props: { hook: EndpointRow; deliveries: Delivery[]; session: S
             Failing since <When ms={h.failingSinceMs} to="second" /> UTC
           </>
         )}
-        {`; delivered up to event ${h.cursorEventId}`}
+        {/* The cursor: every event up to it was delivered, dead-lettered, of another type or older
+            than the endpoint, so the next one sent comes after it. */}
+        {`; sends events after event ${h.cursorEventId}`}
         {h.headAttempts > 0 && (
           <>
             {`; ${h.headAttempts} failed attempt(s) at the next event, retried at `}
