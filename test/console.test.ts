@@ -1419,7 +1419,7 @@ describe("accounts, wallets and keys", () => {
     // The browser asks before a revocation (console.js); other tests' keys may be listed too.
     const id = key.html.match(
       new RegExp(
-        `api-keys/(\\d+)/revoke" data-confirm="Revoke key \\d+ \\(${name}\\)\\? Every client using it is refused`,
+        `api-keys/(\\d+)/revoke" data-confirm="Revoke key \\d+ \\(${name}\\)\\? Every client using it is refused within 30 seconds,`,
       ),
     )![1];
     const revoked = await request(`/api-keys/${id}/revoke`, {

@@ -3,7 +3,7 @@
 import { Hono } from "hono";
 import { ApiKeyParams } from "../http/fields";
 import { parseFields } from "../http/validation";
-import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
+import { issueApiKey, listKeys, REVOKED_KEY_LINGERS_S, revokeKey } from "../wallet/api-keys";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, fieldsOf, noticeOf, secretOf } from "./page";
@@ -52,7 +52,7 @@ function KeysTable(props: { keys: Keys; session: Session }) {
                 session={props.session}
                 action={`${page}/${k.id}/revoke`}
                 kind="danger"
-                confirm={`Revoke key ${k.id} (${k.name})? Every client using it is refused from then on, and a key cannot be restored.`}
+                confirm={`Revoke key ${k.id} (${k.name})? Every client using it is refused within ${REVOKED_KEY_LINGERS_S} seconds, and a key cannot be restored.`}
               >
                 Revoke key {String(k.id)}
               </PostButton>

@@ -3,7 +3,7 @@
 import { generateApiKey, hashApiKey } from "../auth/api-keys";
 import { type Scope, scopeAllows } from "../auth/principal";
 import { insertApiKey, listApiKeys, revokeApiKey } from "../db/api-keys";
-import { forgetKey } from "../db/isolate-cache";
+import { forgetKey, KEY_TTL_MS } from "../db/isolate-cache";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
@@ -37,6 +37,9 @@ export function listKeys(ctx: ServiceContext) {
   requireAdmin(ctx, "read");
   return listApiKeys(ctx.db);
 }
+
+/** How long a revoked key may still be accepted by another isolate, which remembers it (seconds). */
+export const REVOKED_KEY_LINGERS_S = KEY_TTL_MS / 1000;
 
 /** Revokes a key (`id` null: none; `ref` as sent); this isolate stops accepting it at once, others within KEY_TTL_MS. */
 export async function revokeKey(ctx: ServiceContext, { id, ref }: IdRef) {
