@@ -1577,8 +1577,9 @@ describe("a batch", () => {
     expect(page.html).toContain(
       `action="/wallet-admin/batches/${id}/reverse" data-confirm="Reverse batch ${id}? The opposite of all 2 of its legs is written, and a reversal cannot be undone."`,
     );
-    // Posted without balanced: true, so said not to be (the words whole: "balanced" is in both).
-    expect(page.html).toContain("UTC, not balanced. Status: <strong>completed</strong>");
+    // Posted without balanced: true, so not checked; never "not balanced", which a batch whose
+    // credits and debits are equal, sent so, would be called as well.
+    expect(page.html).toContain("UTC, not checked for balance. Status: <strong>completed</strong>");
     // The legs sit in a card, as every table of the console does: on the page's grey, the table's
     // scroll shadows drew white bands at its edges.
     expect(page.html).toMatch(/<section><div class="scroll"><table><caption>Legs</);
@@ -1599,7 +1600,7 @@ describe("a batch", () => {
     const after = await request(`/batches/${id}`, { cookie });
     // Its status named as such: "balanced: reversed" read as a label and its value.
     expect(after.html).toContain(
-      `balanced. Status: <strong>reversed</strong> by <a href="/wallet-admin/batches/${id + 1}">`,
+      `balance. Status: <strong>reversed</strong> by <a href="/wallet-admin/batches/${id + 1}">`,
     );
     expect(after.html).not.toContain(`Reverse batch ${id}`);
     const twice = await request(`/batches/${id}/reverse`, {

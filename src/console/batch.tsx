@@ -84,7 +84,9 @@ function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
     <Page title={`Batch ${id}`} session={props.session} current="users" notice={props.notice}>
       <p>
         Request id <code>{batch.request_id}</code>, <When ms={Date.parse(batch.created_at)} /> UTC,{" "}
-        {batch.balanced ? "balanced" : "not balanced"}. Status: <strong>{batch.status}</strong>
+        {/* `balanced` is whether the batch was sent to be checked so (POST /batches), not its sums. */}
+        {batch.balanced ? "balanced (checked when sent)" : "not checked for balance"}. Status:{" "}
+        <strong>{batch.status}</strong>
         {batch.reversal_batch_id ? (
           <>
             {" "}
