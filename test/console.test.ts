@@ -1577,6 +1577,8 @@ describe("a batch", () => {
     expect(page.html).toContain(
       `action="/wallet-admin/batches/${id}/reverse" data-confirm="Reverse batch ${id}? The opposite of all 2 of its legs is written, and a reversal cannot be undone."`,
     );
+    // Every leg or none, in no order it promises: undoOrder may undo an older leg first.
+    expect(page.html).toContain("This writes the opposite of every leg, or none of them.");
     // Posted without balanced: true, so not checked; never "not balanced", which a batch whose
     // credits and debits are equal, sent so, would be called as well.
     expect(page.html).toContain("UTC, not checked for balance. Status: <strong>completed</strong>");

@@ -110,8 +110,8 @@ function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
           data-confirm={`Reverse batch ${id}? The opposite of all ${batch.transactions.length} of its legs is written, and a reversal cannot be undone.`}
         >
           <p>
-            This writes the opposite of every leg, newest first, or none of them. It cannot be
-            undone, and a batch is reversed at most once.
+            This writes the opposite of every leg, or none of them. It cannot be undone, and a batch
+            is reversed at most once.
           </p>
           <Csrf session={props.session} />
           <Field label="Note" name="note" autocomplete="off" />
