@@ -1,5 +1,6 @@
 // The console's webhooks screen (/wallet-admin/webhooks): endpoints, their recent deliveries, the
 // test and resend buttons, all through the API in-process.
+import { env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Outbound } from "../src/events/deliver";
@@ -63,6 +64,33 @@ describe("the console's webhooks screen", () => {
     // delivered nothing: it starts after the newest event.
     expect(again.html).toMatch(
       /<section><h2>Webhook \d+: https:\/\/hooks\.example\.com\/console<\/h2><p class="muted">transaction\.created, user\.created\. Active; sends events after event \d+<\/p><p>shop<\/p>/,
+    );
+  });
+
+  it("says when an endpoint backing off may be tried again, not that it was", async () => {
+    const page = await request("/webhooks", { cookie });
+    const made = await request("/webhooks", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        url: "https://hooks.example.com/backing-off",
+        events: "transaction.created",
+      }),
+    });
+    const id = Number(noticeLeft(made).match(/Webhook (\d+) created/)![1]);
+    // Three failed attempts at its next event, the next not before this instant (a queue may
+    // bring it later: the time passes and the page still shows it).
+    const at = Date.UTC(2026, 10, 30, 14, 5, 9);
+    await env.DB.prepare(
+      "UPDATE webhook_endpoints SET head_attempts = 3, next_attempt_at_ms = ? WHERE id = ?",
+    )
+      .bind(at, id)
+      .run();
+    const listed = await request("/webhooks", { cookie });
+    const section = listed.html.split("<section>").find((s) => s.includes("/backing-off<"))!;
+    expect(section).toContain(
+      '; 3 failed attempt(s) at the next event, next try not before <time datetime="2026-11-30T14:05:09Z"><span>2026-11-30</span> <span>14:05:09</span></time> UTC',
     );
   });
 

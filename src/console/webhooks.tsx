@@ -94,7 +94,7 @@ function Endpoint(props: { hook: EndpointRow; deliveries: Delivery[]; session: S
         {`; sends events after event ${h.cursorEventId}`}
         {h.headAttempts > 0 && (
           <>
-            {`; ${h.headAttempts} failed attempt(s) at the next event, retried at `}
+            {`; ${h.headAttempts} failed attempt(s) at the next event, next try not before `}
             <When ms={h.nextAttemptAtMs} to="second" /> UTC
           </>
         )}
