@@ -1410,6 +1410,10 @@ describe("accounts, wallets and keys", () => {
     expect(webhooks.headers.get("set-cookie")).toBeNull();
     const key = await follow(made, cookie);
     expect(key.html).toContain("copy it now, it is not shown again");
+    // Its last use is written at most once a minute, and a cached key's use not seen at all.
+    expect(key.html).toContain(
+      '<p class="muted">Last used may be up to 90 seconds behind the latest use of a key.</p>',
+    );
     expect(key.html).toMatch(/data-copy="new-key"/);
     const sealed = made.headers
       .getSetCookie()

@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { ApiKeyParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, REVOKED_KEY_LINGERS_S, revokeKey } from "../wallet/api-keys";
+import { LAST_USE_BEHIND_S } from "../wallet/key-principal";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, fieldsOf, noticeOf, secretOf } from "./page";
@@ -89,6 +90,11 @@ function ApiKeysView(props: {
       )}
       <section>
         <KeysTable keys={props.keys} session={session} />
+        {props.keys.length > 0 && (
+          <p class="muted">
+            Last used may be up to {LAST_USE_BEHIND_S} seconds behind the latest use of a key.
+          </p>
+        )}
       </section>
       <NewForm title="New API key" action={page} session={session} button="Create key">
         <Field label="Name" name="name" refused={refused} required autocomplete="off" />

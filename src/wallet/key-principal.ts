@@ -7,6 +7,11 @@ import { asciiLower } from "../ledger/request-key";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
 const TOUCH_INTERVAL_MS = 60_000;
+/**
+ * How far last_used_at may be behind a key's latest use, in seconds: a use within the interval is
+ * not written, and one answered from the isolate's cache is not seen at all.
+ */
+export const LAST_USE_BEHIND_S = (TOUCH_INTERVAL_MS + KEY_TTL_MS) / 1000;
 
 /**
  * The principal an API key credential (`base64(username:key)`) names, or null. Verified keys are
