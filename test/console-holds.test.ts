@@ -79,6 +79,13 @@ describe("the user page's holds", () => {
     );
     expect(page.html).toContain(`Capture hold ${id}`);
     expect(page.html).toContain(`Void hold ${id}`);
+    // Its expiry to the second: cut to the minute, one falling due within it read as past.
+    const expiresAt = (await call("GET", `/holds/${id}`, { auth: admin.bearer })).body.data
+      .expires_at as string;
+    const [day, time] = expiresAt.slice(0, 19).split("T");
+    expect(page.html).toContain(
+      `<time datetime="${day}T${time}Z"><span>${day}</span> <span>${time}</span></time>`,
+    );
     // The browser asks before a void (console.js), naming the amount it releases.
     expect(page.html).toContain(
       `action="/wallet-admin/users/${holder.id}/holds/${id}/void" data-confirm="Void hold ${id}? Its ₦30.00 goes back to available`,

@@ -112,7 +112,7 @@ export function HoldsSection(props: {
                   : view.status}
               </td>
               <td>
-                <When ms={h.expiresAtS * 1000} />
+                <When ms={h.expiresAtS * 1000} to="second" />
               </td>
               <td class="note">{h.note}</td>
               <td>
