@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
-import { aroundReads } from "./d1-counter";
+import { holdingFirstRead } from "./d1-counter";
 import {
   call,
   INVALID_CREDENTIALS,
@@ -15,27 +15,6 @@ import {
   signedToken,
   unique,
 } from "./helpers";
-
-/**
- * env.DB on which the first read of `table` runs, then waits until `release` before its caller
- * sees the rows: a request held just after it looked its credential up.
- */
-function holdingFirstRead(table: "api_keys" | "sessions") {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let reached!: () => void;
-  const reachedRead = new Promise<void>((resolve) => (reached = resolve));
-  let held = false;
-  const d1 = aroundReads(new RegExp(`^select .* from "${table}"`, "i"), async (read) => {
-    if (held) return read();
-    held = true;
-    const rows = await read();
-    reached();
-    await released;
-    return rows;
-  });
-  return { d1, reachedRead, release };
-}
 
 describe("a credential revoked while a request using it is in flight", () => {
   it("an API key: the isolate that revoked it refuses the next money write", async () => {

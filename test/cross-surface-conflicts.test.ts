@@ -5,16 +5,13 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
 import { compatCall, ON } from "./compat-helpers";
-import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
-import { aroundReads } from "./d1-counter";
+import { consoleOf, hidden } from "./console-helpers";
+import { holdingFirstRead } from "./d1-counter";
 import {
   appAt,
   arrivingBeforeWrite,
-  CLEAN,
   call,
   credit,
-  type Json,
-  ledgerViolations,
   makeAdmin,
   makeKey,
   makeUser,
@@ -24,8 +21,8 @@ import {
   type TestUser,
   unique,
 } from "./helpers";
+import { NS, rows, type Sent, senders, sound } from "./surfaces";
 
-const NS = "/wp-json/rimplenet/v1";
 let admin: TestUser;
 let wallet: string;
 const con = consoleOf();
@@ -39,71 +36,9 @@ beforeAll(async () => {
   csrf = hidden((await con.request("/", { cookie })).html, "_csrf");
 });
 
-type Sent = { status: number; text: string };
+const { v1, pl, cs } = senders(() => ({ admin, con, cookie, csrf }));
 const won = (r: Sent) => r.status === 200 || r.text.startsWith("ok:");
 const log = (rs: Sent[]) => rs.map((r) => `${r.status} ${r.text.slice(0, 240)}`).join("\n");
-
-const v1 =
-  (path: string, body: Json, app?: ReturnType<typeof appAt>) =>
-  async (d1: D1Database): Promise<Sent> => {
-    const r = await call("POST", path, { auth: admin.bearer, d1, body, app });
-    return { status: r.status, text: r.text };
-  };
-const pl =
-  (path: string, body: Json) =>
-  async (d1: D1Database): Promise<Sent> => {
-    const r = await compatCall("POST", `${NS}/${path}`, {
-      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-      vars: { ...ON, DB: d1 } as never,
-    });
-    return { status: r.status, text: r.text };
-  };
-const cs =
-  (path: string, fields: Record<string, string | number>, c = con) =>
-  async (d1: D1Database): Promise<Sent> => {
-    const r = await c.request(path, {
-      method: "POST",
-      cookie,
-      vars: { DB: d1 },
-      body: form({ _csrf: csrf, ...fields }),
-    });
-    return { status: r.status, text: noticeLeft(r) };
-  };
-
-const rows = async (sql: string, ...bind: unknown[]) =>
-  (
-    await env.DB.prepare(sql)
-      .bind(...bind)
-      .all<Json>()
-  ).results;
-
-/** Every entry of `users` has exactly one transaction.created event; no balance below zero. */
-async function sound(userIds: number[]) {
-  expect(await ledgerViolations()).toEqual(CLEAN);
-  for (const u of userIds) {
-    const es = await rows("SELECT id FROM transactions WHERE user_id = ?", u);
-    const ev = await rows(
-      `SELECT subject FROM events WHERE type = 'transaction.created' AND subject IN (${es.map(() => "?").join(",") || "''"})`,
-      ...es.map((e) => String(e.id)),
-    );
-    expect(ev.length, `events of user ${u}`).toBe(es.length);
-    const neg = await rows("SELECT * FROM balances WHERE user_id = ? AND balance_minor < 0", u);
-    expect(neg).toEqual([]);
-    // Each hold: one hold.placed, and one event of its resolution only once it is resolved.
-    const hs = await rows("SELECT id, status FROM holds WHERE user_id = ?", u);
-    for (const h of hs) {
-      const types = await rows(
-        "SELECT type FROM events WHERE type LIKE 'hold.%' AND subject = ? ORDER BY id",
-        String(h.id),
-      );
-      const resolved = h.status === "held" ? [] : [`hold.${h.status}`];
-      // The cron may not have recorded an expiry yet.
-      if (h.status === "expired" && types.length === 1) resolved.pop();
-      expect(types.map((t) => t.type)).toEqual(["hold.placed", ...resolved]);
-    }
-  }
-}
 
 /** Runs `a` and `b` at once, then `b` landing just before `a` writes, then the other way round. */
 const ORDERS = ["at once", "b lands before a writes", "a lands before b writes"] as const;
@@ -516,28 +451,6 @@ describe("a batch and one of its legs reversed through two surfaces", () => {
       await sound([u.id, v.id]);
     });
 });
-
-/**
- * A D1 binding whose first read of `table` runs, then waits until `release` before its caller sees
- * the rows: a request held just after it looked its credential up. Every surface of the test sends
- * through it, so they share one isolate cache, as one isolate's requests do.
- */
-function holdingFirstRead(table: "api_keys" | "sessions") {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let reached!: () => void;
-  const reachedRead = new Promise<void>((resolve) => (reached = resolve));
-  let held = false;
-  const d1 = aroundReads(new RegExp(`^select .* from "${table}"`, "i"), async (read) => {
-    if (held) return read();
-    held = true;
-    const rows = await read();
-    reached();
-    await released;
-    return rows;
-  });
-  return { d1, reachedRead, release };
-}
 
 describe("a credential ended through the console while a request using it is in flight", () => {
   it("an API key revoked: the plugin's debit in flight acts or not, the next ones are refused", async () => {

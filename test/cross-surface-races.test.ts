@@ -10,11 +10,9 @@ import { wrappedD1 } from "./d1-counter";
 import {
   appAt,
   arrivingBeforeWrite,
-  CLEAN,
   call,
   credit,
   type Json,
-  ledgerViolations,
   MAX_AMOUNT,
   makeAdmin,
   makeKey,
@@ -23,8 +21,8 @@ import {
   type TestUser,
   unique,
 } from "./helpers";
+import { NS, type Sent, senders, sound } from "./surfaces";
 
-const NS = "/wp-json/rimplenet/v1";
 let admin: TestUser;
 let wallet: string;
 const con = consoleOf();
@@ -45,34 +43,7 @@ const plugin = (method: string, path: string, body?: Json, auth = admin.bearer) 
     vars: ON,
   });
 
-/** An answer of any surface: its status, and its JSON or the console's notice (`ok:…`, `error:…`). */
-type Sent = { status: number; text: string };
-const asSent = async (
-  r: Promise<{ status: number; text?: string; html?: string; headers: Headers }>,
-): Promise<Sent> => {
-  const res = await r;
-  return { status: res.status, text: res.text ?? noticeLeft(res) };
-};
-/** A POST through wallet/v1, the plugin's dialect or a console form, on the D1 binding `d1`. */
-const v1 = (path: string, body: Json) => (d1: D1Database) =>
-  asSent(call("POST", path, { auth: admin.bearer, d1, body }));
-const pl = (path: string, body: Json) => (d1: D1Database) =>
-  asSent(
-    compatCall("POST", `${NS}/${path}`, {
-      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-      vars: { ...ON, DB: d1 } as never,
-    }),
-  );
-const cs = (path: string, fields: Record<string, string | number>) => (d1: D1Database) =>
-  asSent(
-    con.request(path, {
-      method: "POST",
-      cookie,
-      vars: { DB: d1 },
-      body: form({ _csrf: csrf, ...fields }),
-    }),
-  );
+const { v1, pl, cs } = senders(() => ({ admin, con, cookie, csrf }));
 
 const entries = async (userId: number) =>
   (
@@ -83,26 +54,7 @@ const entries = async (userId: number) =>
       .all<Json>()
   ).results;
 
-const eventsFor = async (ids: number[]) =>
-  (
-    await env.DB.prepare(
-      `SELECT subject, type FROM events WHERE type = 'transaction.created' AND subject IN (${ids.map(() => "?").join(",") || "''"})`,
-    )
-      .bind(...ids.map(String))
-      .all<Json>()
-  ).results;
-
 const statuses = (rs: { status: number }[]) => rs.map((r) => r.status).sort();
-
-/** The ledger invariants, and one transaction.created event per entry of each user. */
-async function sound(userIds: number[]) {
-  expect(await ledgerViolations()).toEqual(CLEAN);
-  for (const u of userIds) {
-    const es = await entries(u);
-    const ev = await eventsFor(es.map((e) => e.id as number));
-    expect(ev.length, `events of user ${u}`).toBe(es.length);
-  }
-}
 
 /** A write naming user `u` (and `v`, the other end of a transfer) in wallet `w`. */
 type Surface = (d1: D1Database, u: TestUser, v: TestUser, w: string) => Promise<Sent>;

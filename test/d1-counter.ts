@@ -67,6 +67,27 @@ export function aroundReads(pattern: RegExp, around: (read: () => Promise<unknow
   return wrap(env.DB);
 }
 
+/**
+ * env.DB on which the first read of `table` runs, then waits until `release` before its caller
+ * sees the rows: a request held just after it looked its credential up.
+ */
+export function holdingFirstRead(table: "api_keys" | "sessions") {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const reachedRead = new Promise<void>((resolve) => (reached = resolve));
+  let held = false;
+  const d1 = aroundReads(new RegExp(`^select .* from "${table}"`, "i"), async (read) => {
+    if (held) return read();
+    held = true;
+    const rows = await read();
+    reached();
+    await released;
+    return rows;
+  });
+  return { d1, reachedRead, release };
+}
+
 /** env.DB (and its sessions) on which every statement and every batch fails with `message`. */
 export function failingD1(message: string): D1Database {
   const fail = async (): Promise<never> => {
