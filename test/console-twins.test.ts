@@ -605,6 +605,25 @@ describe("making and deleting a webhook", () => {
   });
 });
 
+describe("sending a webhook an event again", () => {
+  it("refuses an event id or a webhook as the API does", async () => {
+    const made = await api("POST", "/webhooks", {
+      url: "https://hooks.example.com/again",
+      events: "transaction.created",
+    });
+    for (const hook of [made.body.data.id as number, 987_654_321])
+      for (const eventId of ["", "abc", "-1", "1e3", "1.0", "987654321"]) {
+        const { apiSaid, consoleSaid } = await twins(
+          async () => hook,
+          (id) => api("POST", `/webhooks/${id}/resend`, { event_id: eventId }),
+          (id) => consoleSends(`/webhooks/${id}/resend`, { event_id: eventId }),
+        );
+        expect(apiSaid.status, `${hook} ${eventId}: ${apiSaid.text}`).toBeGreaterThanOrEqual(400);
+        expect(consoleSaid, `${hook} ${eventId}`).toBe(refusedAs("Resend", apiSaid));
+      }
+  });
+});
+
 describe("signing a user out everywhere", () => {
   it("signs a user out as the API does, and refuses an unknown user", async () => {
     const { apiSaid, consoleSaid, twin } = await twins(
