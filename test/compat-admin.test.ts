@@ -63,9 +63,29 @@ const count = async (sql: string, ...args: unknown[]) =>
     .first<{ n: number }>())!.n;
 
 describe("POST wallets in the dialect", () => {
-  it("creates a wallet from rimplenetsaas's exact call and answers the plugin's 200 and fields", async () => {
+  it("creates rimplenetsaas's test wallets from its exact call", async () => {
+    // laravellously/rimplenetsaas RimplenetController::createTestWallet, as of 2023-02-02: naira,
+    // cedis, francs, yen and usd (Http::post sends JSON). A fresh id of letters stands for each.
     const id = letters();
-    // laravellously/rimplenetsaas RimplenetController::createTestWallet (Http::post sends JSON).
+    const name = `${id[0]!.toUpperCase()}${id.slice(1)}`;
+    const res = await post({
+      wallet_name: `${name} Test Wallet`,
+      wallet_id: id,
+      wallet_symbol: "N",
+      wallet_note: `${name} Test Wallet`,
+      wallet_type: "fiat",
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      status: true,
+      message: "Wallet was successully created",
+      data: { rimplenet_wallet_id: id, rimplenet_wallet_name: `${name} Test Wallet` },
+    });
+  });
+
+  it("creates a wallet from rimplenetsaas's earlier call and answers the plugin's 200 and fields", async () => {
+    const id = letters();
+    // The same method before 2023-02-02: one wallet, its id Str::random(4) (letters of both cases).
     const res = await post({
       wallet_name: "Test Wallet",
       wallet_id: id.toUpperCase(),
