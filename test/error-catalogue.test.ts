@@ -7,6 +7,7 @@ import { BOOKMARK_HEADER } from "../src/http/answer-headers";
 import { ERRORS, type ErrorCode } from "../src/http/errors";
 import type { DocumentedInfo as RouteInfo } from "../src/http/route";
 import { checkFields } from "../src/http/validation";
+import { readAmount } from "../src/ledger/money";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { errorCodes, openApiDocument } from "../src/routes/openapi";
 import {
@@ -229,6 +230,18 @@ describe("the error catalogue", () => {
       }
     }
     expect(mismatches).toEqual([]);
+  });
+
+  it("documents an amount as the server reads one: above zero, as text too", () => {
+    const schemas = DOC.components.schemas as Record<string, { properties: { amount: unknown } }>;
+    const texts = ["0", "00", "0.0", "0.00", "000.000", "1", "10", "0.5", "0.05", "00012.50"];
+    for (const input of ["CreateCreditInput", "PlaceHoldInput", "CaptureHoldInput"]) {
+      const amount = validatorOf(schemas[input]!.properties.amount);
+      for (const text of texts)
+        expect(amount.validate(text).valid, `${input} "${text}"`).toBe(
+          typeof readAmount(text) !== "string",
+        );
+    }
   });
 
   describe("every refusal a route gives is one its operation lists", () => {

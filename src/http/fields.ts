@@ -252,7 +252,13 @@ const amountField = v.pipe(
   documented({
     anyOf: [
       { type: "number", exclusiveMinimum: 0 },
-      { type: "string", maxLength: AMOUNT_TEXT_MAX, pattern: String.raw`^[0-9]+(\.[0-9]+)?$` },
+      // Digits with one a 1-9, as readAmount takes them: a text of zeros is not above zero. No
+      // lookahead or (?:), which not every generator's regular expressions read.
+      {
+        type: "string",
+        maxLength: AMOUNT_TEXT_MAX,
+        pattern: String.raw`^([0-9]*[1-9][0-9]*(\.[0-9]+)?|[0-9]+\.[0-9]*[1-9][0-9]*)$`,
+      },
     ],
     description: 'In the wallet\'s major units ("12.50"); text keeps every digit exact',
   }),
