@@ -231,8 +231,15 @@ describe("a JWT_SECRET that is missing or too short", () => {
         expect(await sessionCount()).toBe(sessions);
       });
 
-      it("keeps the routes that need no secret working: GET /, the discovery indexes and the OpenAPI document", async () => {
-        for (const path of ["/", "/wp-json/", API, `${API}/openapi.json`, COMPAT]) {
+      it("keeps the routes that need no secret working: GET /, the discovery indexes, the OpenAPI document and its reference", async () => {
+        for (const path of [
+          "/",
+          "/wp-json/",
+          API,
+          `${API}/openapi.json`,
+          COMPAT,
+          "/api-reference",
+        ]) {
           const res = await request("GET", path, vars);
           expect(res.status, path).toBe(200);
         }
