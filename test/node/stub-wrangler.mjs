@@ -170,7 +170,8 @@ if (
   // What the uploaded version would run against: the schema it finds, the secrets it gets.
   const id = remoteDatabase();
   const toml = config();
-  // wrangler deploy binds the queues wrangler.toml names and refuses when one does not exist.
+  // wrangler deploy refuses a queue wrangler.toml names that does not exist, as it does with
+  // automatic provisioning off (4.164's default would create a producer's): the script makes them.
   const producers = (toml.queues?.producers ?? []).map((p) => p.queue);
   const consumers = (toml.queues?.consumers ?? []).map((c) => c.queue);
   const missing = [...producers, ...consumers].find((name) => !(state.queues ?? []).includes(name));
