@@ -155,8 +155,11 @@ await runMain(async () => {
         `account ${accountId}, which this login does not reach. It reaches:\n${choices}`,
     );
   }
+  // An API token that may not list accounts names none: wrangler then takes CLOUDFLARE_ACCOUNT_ID,
+  // account_id or the account it last chose, and says so if it has none.
+  const accountName = account?.name ?? accountId;
   console.log(
-    `Signed in as ${user.email ?? "an API token"}, account ${account?.name ?? accountId}.`,
+    `Signed in as ${user.email ?? "an API token"}${accountName ? `, account ${accountName}` : ""}.`,
   );
 
   // 2. The D1 database the DB binding names, in this account, with its id in wrangler.toml.

@@ -477,6 +477,13 @@ describe.concurrent("npm run deploy", () => {
     expect(run.commands.at(-1)).toBe("deploy --minify --secrets-file <file>");
   });
 
+  it("says to whom it is signed in when the login lists no account (an API token), without undefined", async () => {
+    const state = { ...freshAccount(), accounts: [], email: undefined as unknown as string };
+    const run = await deploy(project(state), {}, ["--prepare"]);
+    expect(run.output).toContain("Signed in as an API token.\n");
+    expect(run.output).not.toContain("undefined");
+  });
+
   it("refuses a CLOUDFLARE_ACCOUNT_ID this login does not reach, naming those it does", async () => {
     const run = await deploy(
       project(freshAccount()),
