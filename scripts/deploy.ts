@@ -191,9 +191,10 @@ await runMain(async () => {
 
   // 2b. The queues wrangler.toml binds (webhook delivery, docs/events.md): `wrangler deploy` 4.164
   // would create a missing producer's queue only as it uploads (automatic provisioning); they are
-  // made here first, as the database is. wrangler (4.86 as 4.164) has no JSON form of `queues list`, only
-  // a table for people; `queues info <name>` succeeds exactly when the queue exists. Any other
-  // failure of it (network, login) makes the `queues create` after it fail too, which stops here.
+  // made here first, as the database is. wrangler (4.86 as 4.164) has no JSON form of `queues
+  // list`, only a table for people; `queues info <name>` succeeds exactly when the queue exists.
+  // Any other failure of it (network, login) makes the `queues create` after it fail too, which
+  // stops here.
   const queues = queueNames(toml);
   for (const name of queues) {
     if (runWrangler(["queues", "info", name]).status === 0) continue;
