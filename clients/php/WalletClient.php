@@ -1,9 +1,10 @@
 <?php
 // A PHP client of wallet/v1 for WordPress sites: no dependencies. Inside WordPress it sends with
 // wp_remote_request (the site's proxy and TLS settings apply); elsewhere with curl. A money call
-// is retried, with the same request_id, on a network failure or a 503 (the service's answer when
-// its database is busy), after the 503's Retry-After when it asks for longer than the back-off:
-// the request_id makes the retry a repeat, never a second movement.
+// (credit, debit, transfer, hold, capture, void) is retried on a network failure or a 503 (the
+// service's answer when its database is busy), after the 503's Retry-After when it asks for longer
+// than the back-off (over 30 s: thrown at once): the request_id makes a retry a repeat, and a hold
+// is captured or voided once, so a retry never moves money twice.
 declare(strict_types=1);
 
 namespace WalletLedger;
@@ -16,19 +17,19 @@ class WalletRefusal extends \RuntimeException
         parent::__construct($message, $status);
     }
 }
-/** 400 "invalid input" or "Validation error": `error` names each refused field. */
+/** Any other 400 ("invalid input"; login's "Validation error"): `error` says what was refused. */
 class InvalidInput extends WalletRefusal {}
 /** 400 "Insufficient Balance": nothing was written. */
 class InsufficientBalance extends WalletRefusal {}
-/** 401 or 403: credentials missing, invalid, or not allowed this. */
+/** 401 or 403: credentials missing, invalid, or not allowed this; or (401) a wrong security_code. */
 class PermissionDenied extends WalletRefusal {}
-/** 404: the user, wallet, transaction, hold, key or webhook does not exist. */
+/** 404: the user, wallet, transaction, hold, batch, key, webhook or event does not exist. */
 class NotFound extends WalletRefusal {}
-/** 409 "Transaction already exists": the request_id was used; `error` names the first entry. */
+/** 409 "Transaction already exists": the request_id was used; `error` names what used it (`txn_id`, `hold_id`). */
 class AlreadyExists extends WalletRefusal {}
 /** Any other 409: a hold already resolved, a transaction already reversed, a wallet that exists. */
 class Conflict extends WalletRefusal {}
-/** 429 or 503: try again later (after a 503, a money call was already retried with its request_id). */
+/** 429 or 503: try again later (a money call's 503 was retried first, unless it asked for over 30 s). */
 class Unavailable extends WalletRefusal {}
 /** The service could not be reached, or answered something that is not its envelope. */
 class TransportError extends \RuntimeException {}

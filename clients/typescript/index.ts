@@ -1,8 +1,8 @@
 // The TypeScript client of wallet/v1: openapi-fetch, typed by what openapi-typescript generates
 // from clients/openapi.json (./openapi.d.ts, `npm run openapi`). Every operation is a named call
 // (`wallet.createCredit({ body })`, by its operationId: ./operations.ts), and openapi-fetch's own
-// `wallet.POST(path, init)` works too. Every call is checked against the document: its parameters
-// and body, and its answer, `{ data }` (status true) on success or `{ error }` (status false, or
+// `wallet.POST(path, init)` works too. Every call is typed by the document: its parameters and
+// body (a wrong one does not compile), and its answer, `{ data }` (status true) on success or `{ error }` (status false, or
 // "failed" for users and login) on a refusal; an answer that is not JSON (a proxy's error page, a
 // body cut short) rejects with WalletTransportError, as a network failure rejects. It needs only
 // `fetch`, so it runs in a Worker, in Node and in a browser.
@@ -65,7 +65,7 @@ export class WalletTransportError extends Error {
  */
 const jsonAnswers: Middleware = {
   async onResponse({ request, response, options }) {
-    // What openapi-fetch reads as no body at all, and what a caller asked to read otherwise.
+    // A 204 or a HEAD has no body; a caller's own parseAs reads the body as it asked.
     if (options.parseAs !== "json" || request.method === "HEAD" || response.status === 204) return;
     const text = await response.text();
     let value: unknown;
