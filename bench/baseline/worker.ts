@@ -1,4 +1,4 @@
-// Baseline for `npm run bench`: the same runtime, framework and settings as the app, doing the
+// Baseline for `npm run bench`: the same runtime and framework as the app, doing the
 // least a route can do, so the app's figures can be read as ratios to these.
 //   GET  /noop          a small JSON answer, no D1
 //   POST /insert        one D1 INSERT (body {"request_id","amount"}, like a credit's)

@@ -2,7 +2,7 @@
 // "Group commit over a simulated remote D1"). Pure: no runtime, no clock of its own; the binding
 // that applies it (latency-d1.ts) hands it the time. test/node/remote-d1-model.test.ts checks it.
 //
-// The model, as the issue asks for it (issue 24, item 3):
+// The model:
 // - every call to D1 (a statement's run/all/first/raw, a batch, an exec) waits one round trip;
 // - a D1 database has one writer: a call that writes holds it for its whole round trip, and the
 //   next write starts when it is free (first come, first served). Reads wait their round trip
@@ -60,7 +60,7 @@ export class RemoteD1Model {
 
   /**
    * How long a call sent at `nowMs` waits before D1 answers it: its round trip, and for a write
-   * (`statements` > 0 of them write) the wait for the writer before it.
+   * (`writeStatements` > 0 of its statements write) the wait for the writer before it.
    */
   delayMs(nowMs: number, writeStatements: number) {
     if (writeStatements === 0) {

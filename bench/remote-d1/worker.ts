@@ -1,9 +1,9 @@
 // The app over a simulated remote D1, for `npm run bench -- --remote-d1` (BENCHMARKS.md): the
 // service's app, unchanged, with its D1 binding wrapped in a latency model (latency-d1.ts,
-// model.ts), and the same app with group commit off, each credit its own D1 batch as before group
-// commit. Both switches exist only in this worker, which is never deployed: a request chooses them
-// with headers the bench sends, and without them it is served by the app over the plain binding
-// (the bench's fixtures and checks). GET /bench/remote-d1 answers each model's counters.
+// model.ts), and the same app with group commit off, each credit its own D1 batch. Both switches
+// exist only in this worker, which is never deployed: a request chooses them with headers the bench
+// sends, and without them it is served by the app over the plain binding (the bench's fixtures and
+// checks). GET /bench/remote-d1 answers each model's counters.
 import { createApp } from "../../src/app";
 import { appendEntries } from "../../src/ledger/append";
 import { d1Ledger, type LedgerEngine } from "../../src/ledger/writer";
