@@ -113,7 +113,10 @@ final class WalletClient
         return $this->call('POST', "/holds/{$holdId}/void", [], true);
     }
 
-    /** Any operation of the document: its method, its path under wallet/v1, its parameters. */
+    /**
+     * Any operation of the document but GET /openapi.json (not an envelope: TransportError): its
+     * method, its path under wallet/v1, its parameters; `$retry` retries it as a money call is.
+     */
     public function call(string $method, string $path, array $params = [], bool $retry = false): mixed
     {
         $url = $this->site . self::API . $path;
