@@ -1,6 +1,5 @@
 // Brings a local D1 to the shipped schema, leaving what `wrangler d1 migrations apply --local` leaves.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { runWrangler, wrangler } from "./wrangler";
 import { readD1 } from "./wrangler-toml";
@@ -31,7 +30,11 @@ export function migrateLocalD1({
   const fresh = !hasDatabase(persistTo ?? join(dirname(resolve(configFile)), ".wrangler", "state"));
   const all = fresh ? allMigrations(configFile, database) : undefined;
   if (all) {
-    const folder = mkdtempSync(join(tmpdir(), "wallet-migrations-"));
+    // Beside the config, in .wrangler/tmp as wrangler's own files: a process stopped while wrangler
+    // runs (Ctrl-C reaches the whole group) leaves it in the project, never in the system's /tmp.
+    const tmp = join(dirname(resolve(configFile)), ".wrangler", "tmp");
+    mkdirSync(tmp, { recursive: true });
+    const folder = mkdtempSync(join(tmp, "migrations-"));
     try {
       const file = join(folder, "migrations.sql");
       writeFileSync(file, all);
