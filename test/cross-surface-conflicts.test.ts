@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
 import { compatCall, ON } from "./compat-helpers";
-import { consoleOf, hidden } from "./console-helpers";
+import { consoleOf } from "./console-helpers";
 import { holdingFirstRead } from "./d1-counter";
 import {
   appAt,
@@ -21,7 +21,7 @@ import {
   type TestUser,
   unique,
 } from "./helpers";
-import { NS, rows, type Sent, senders, sound } from "./surfaces";
+import { NS, rows, type Sent, senders, signedInAdmin, sound } from "./surfaces";
 
 let admin: TestUser;
 let wallet: string;
@@ -30,15 +30,21 @@ let cookie: string;
 let csrf: string;
 
 beforeAll(async () => {
-  admin = await makeAdmin();
-  wallet = await makeWallet(admin);
-  cookie = await con.signIn(admin);
-  csrf = hidden((await con.request("/", { cookie })).html, "_csrf");
+  ({ admin, wallet, cookie, csrf } = await signedInAdmin(con));
 });
 
 const { v1, pl, cs } = senders(() => ({ admin, con, cookie, csrf }));
 const won = (r: Sent) => r.status === 200 || r.text.startsWith("ok:");
 const log = (rs: Sent[]) => rs.map((r) => `${r.status} ${r.text.slice(0, 240)}`).join("\n");
+
+/** A reversal raced through wallet/v1 (`a`) and the console (`b`): one won, the other refused. */
+function reversedOnce(a: Sent, b: Sent) {
+  expect([a, b].filter(won), log([a, b])).toHaveLength(1);
+  for (const r of [a, b]) expect(r.status, r.text).toBeLessThan(500);
+  if (!won(a))
+    expect([a.status, JSON.parse(a.text).message]).toEqual([409, "Transaction already reversed"]);
+  if (!won(b)) expect(b.text).toMatch(/^error:Reversal refused\. Transaction already reversed/);
+}
 
 /** Runs `a` and `b` at once, then `b` landing just before `a` writes, then the other way round. */
 const ORDERS = ["at once", "b lands before a writes", "a lands before b writes"] as const;
@@ -76,14 +82,7 @@ describe("one transaction reversed through wallet/v1 and the console at once", (
         v1(`/transactions/${txn}/reverse`, { request_id: unique("r") }),
         cs(`/users/${u.id}/reverse/${txn}`, { request_id: unique("r"), note: "" }),
       );
-      expect([a, b].filter(won), log([a, b])).toHaveLength(1);
-      for (const r of [a, b]) expect(r.status, r.text).toBeLessThan(500);
-      if (!won(a))
-        expect([a.status, JSON.parse(a.text).message]).toEqual([
-          409,
-          "Transaction already reversed",
-        ]);
-      if (!won(b)) expect(b.text).toMatch(/^error:Reversal refused\. Transaction already reversed/);
+      reversedOnce(a, b);
       expect(await rows("SELECT id FROM transactions WHERE reverses_id = ?", txn)).toHaveLength(1);
       await sound([u.id]);
     });
@@ -109,14 +108,7 @@ describe("one transaction reversed through wallet/v1 and the console at once", (
         v1(`/transactions/${d}/reverse`, { request_id: unique("r") }),
         cs(`/users/${v.id}/reverse/${c}`, { request_id: unique("r"), note: "" }),
       );
-      expect([a, b].filter(won), log([a, b])).toHaveLength(1);
-      for (const r of [a, b]) expect(r.status, r.text).toBeLessThan(500);
-      if (!won(a))
-        expect([a.status, JSON.parse(a.text).message]).toEqual([
-          409,
-          "Transaction already reversed",
-        ]);
-      if (!won(b)) expect(b.text).toMatch(/^error:Reversal refused\. Transaction already reversed/);
+      reversedOnce(a, b);
       const reversals = await rows(
         "SELECT reverses_id FROM transactions WHERE reverses_id IN (?, ?)",
         d,

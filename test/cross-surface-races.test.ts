@@ -21,7 +21,7 @@ import {
   type TestUser,
   unique,
 } from "./helpers";
-import { NS, type Sent, senders, sound } from "./surfaces";
+import { NS, type Sent, senders, signedInAdmin, sound } from "./surfaces";
 
 let admin: TestUser;
 let wallet: string;
@@ -30,10 +30,7 @@ let cookie: string;
 let csrf: string;
 
 beforeAll(async () => {
-  admin = await makeAdmin();
-  wallet = await makeWallet(admin);
-  cookie = await con.signIn(admin);
-  csrf = hidden((await con.request("/", { cookie })).html, "_csrf");
+  ({ admin, wallet, cookie, csrf } = await signedInAdmin(con));
 });
 
 const plugin = (method: string, path: string, body?: Json, auth = admin.bearer) =>

@@ -4,8 +4,17 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { compatCall, ON } from "./compat-helpers";
-import { type consoleOf, form, noticeLeft } from "./console-helpers";
-import { type appAt, CLEAN, call, type Json, ledgerViolations, type TestUser } from "./helpers";
+import { type consoleOf, form, hidden, noticeLeft } from "./console-helpers";
+import {
+  type appAt,
+  CLEAN,
+  call,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeWallet,
+  type TestUser,
+} from "./helpers";
 
 export const NS = "/wp-json/rimplenet/v1";
 
@@ -19,6 +28,15 @@ type Sender = {
   cookie: string;
   csrf: string;
 };
+
+/** An administrator with a wallet of its own, signed in to the console `con`, and its form token. */
+export async function signedInAdmin(con: ReturnType<typeof consoleOf>) {
+  const admin = await makeAdmin();
+  const wallet = await makeWallet(admin);
+  const cookie = await con.signIn(admin);
+  const csrf = hidden((await con.request("/", { cookie })).html, "_csrf");
+  return { admin, wallet, cookie, csrf };
+}
 
 /** POSTs through each surface as `who()`, each on the D1 binding it is handed. */
 export function senders(who: () => Sender) {
