@@ -1,10 +1,11 @@
 <?php
 // A PHP client of wallet/v1 for WordPress sites: no dependencies. Inside WordPress it sends with
 // wp_remote_request (the site's proxy and TLS settings apply); elsewhere with curl. A money call
-// (credit, debit, transfer, hold, capture, void) is retried on a network failure or a 503 (the
-// service's answer when its database is busy), after the 503's Retry-After when it asks for longer
-// than the back-off (over 30 s: thrown at once): the request_id makes a retry a repeat, and a hold
-// is captured or voided once, so a retry never moves money twice.
+// (credit, debit, transfer, hold, capture, void) is retried on a network failure or a passing 503
+// (the service's answer when its database is busy, with Retry-After), after the Retry-After when it
+// asks for longer than the back-off (over 30 s: thrown at once): the request_id makes a retry a
+// repeat, and a hold is captured or voided once, so a retry never moves money twice. A 503 naming a
+// missing setting is thrown at once.
 declare(strict_types=1);
 
 namespace WalletLedger;
@@ -136,8 +137,11 @@ final class WalletClient
                 usleep((int) ($backoffS * 1e6));
                 continue;
             }
+            // The service's passing 503s carry Retry-After; its 503 without one says a setting is
+            // missing, which no retry mends. A 503 that is not its envelope is the platform's.
             if ($status === 503 && $retry && $attempt < $this->retries
-                && ($retryAfterS ?? 0) <= self::MAX_RETRY_AFTER_S) {
+                && ($retryAfterS ?? 0) <= self::MAX_RETRY_AFTER_S
+                && ($retryAfterS !== null || self::envelope($text) === null)) {
                 usleep((int) (max($backoffS, $retryAfterS ?? 0) * 1e6));
                 continue;
             }
@@ -163,8 +167,8 @@ final class WalletClient
     /** The envelope's `data` on success; a typed refusal otherwise. */
     private function answer(int $status, string $text): mixed
     {
-        $body = json_decode($text, true);
-        if (!is_array($body) || !array_key_exists('status', $body)) {
+        $body = self::envelope($text);
+        if ($body === null) {
             throw new TransportError("HTTP {$status}: not a wallet answer: " . substr($text, 0, 200));
         }
         if ($body['status'] === true) return $body['data'];
@@ -180,6 +184,13 @@ final class WalletClient
             $status === 429, $status === 503 => new Unavailable($status, $message, $error),
             default => new WalletRefusal($status, $message, $error),
         };
+    }
+
+    /** The service's envelope decoded, or null for a body that is not one. */
+    private static function envelope(string $text): ?array
+    {
+        $body = json_decode($text, true);
+        return is_array($body) && array_key_exists('status', $body) ? $body : null;
     }
 
     /** A Retry-After in seconds (its delta-seconds form), or null for none or a date. */

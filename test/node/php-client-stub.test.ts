@@ -88,14 +88,30 @@ describe.skipIf(!hasPhp).each(["curl", "wordpress"])("the PHP client by %s", (tr
     expect(gaps()[0]).toBeGreaterThanOrEqual(950);
   });
 
-  it("backs off without a Retry-After, and gives up after two retries", async () => {
-    answers = [refusal(503, "Service temporarily unavailable", {})];
+  it("backs off on the platform's 503, and gives up after two retries", async () => {
+    answers = [
+      (res) => {
+        res.writeHead(503, { "Content-Type": "text/html" });
+        res.end("<html>Service Unavailable</html>");
+      },
+    ];
     const out = await php(transport, "debit", [7, "ngn", "1", "order-2"], [2, 0.2, 5]);
-    expect(out.thrown).toMatchObject({ class: "WalletLedger\\Unavailable", status: 503 });
+    expect(out.thrown).toMatchObject({ class: "WalletLedger\\TransportError" });
     expect(seen).toHaveLength(3);
     const [first, second] = gaps();
     expect(first).toBeGreaterThanOrEqual(190);
     expect(second).toBeGreaterThanOrEqual(390);
+  });
+
+  it("throws a 503 naming a missing setting at once: no retry mends it", async () => {
+    answers = [refusal(503, "Service not configured", { missing: ["JWT_SECRET"] }), credited];
+    const out = await php(transport, "credit", [7, "ngn", "1", "order-5"]);
+    expect(out.thrown).toMatchObject({
+      class: "WalletLedger\\Unavailable",
+      status: 503,
+      error: { missing: ["JWT_SECRET"] },
+    });
+    expect(seen).toHaveLength(1);
   });
 
   it("does not sit out a Retry-After longer than 30 s: the 503 is thrown", async () => {
