@@ -79,3 +79,21 @@ describe("wrangler.toml through the parser", () => {
     );
   });
 });
+
+// The bench's workers are measured beside the app, or are the app over another store: each is built
+// as the app is, or its figures carry what the app's build left out.
+describe.each(["baseline", "do-writer", "remote-d1"])("bench/%s/wrangler.toml", (worker) => {
+  it("has the app's runtime and build settings", () => {
+    const bench = readFileSync(
+      path.resolve(import.meta.dirname, `../../bench/${worker}/wrangler.toml`),
+      "utf8",
+    );
+    const settings = (text: string) => {
+      const { compatibility_date, compatibility_flags, keep_names } = getStaticTOMLValue(
+        parseTOML(text),
+      ) as Record<string, unknown>;
+      return { compatibility_date, compatibility_flags, keep_names };
+    };
+    expect(settings(bench)).toEqual(settings(SHIPPED));
+  });
+});
