@@ -228,8 +228,9 @@ export async function insertDelivery(db: Db, d: NewDelivery) {
  * What a leased delivery attempt did to its endpoint, recorded with the attempt in one batch, under
  * the lease: `advance` moves the cursor past the event (delivered, or dead-lettered: then the
  * endpoint is failing); `back-off` counts a failed attempt and holds the endpoint until `retryAtMs`,
- * ending the lease. Answers whether the lease was still held (else another consumer took over and
- * nothing of the endpoint changed; the delivery is still recorded).
+ * ending the lease. Answers whether the endpoint changed: not when another consumer took over the
+ * lease, nor for `advance` when the cursor was already past the event (the delivery is recorded
+ * either way).
  */
 export async function recordAttempt(
   db: Db,
