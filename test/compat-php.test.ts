@@ -3,6 +3,7 @@ import { removeAccents } from "../src/accents";
 import {
   phpArrayJson,
   phpInt,
+  phpIntCast,
   phpPage,
   requires,
   sanitizeTextField,
@@ -199,6 +200,43 @@ describe("PHP numbers", () => {
     ).toBe('{"":"a","0":"b"}');
     // json_encode([1 => "a"]): keys that are numbers but not 0, 1, 2… make an object
     expect(phpArrayJson(new Map([[1, "a"]]))).toBe('{"1":"a"}');
+  });
+
+  it("(int) of a text is the integer part of the number it starts with, as PHP 8.2 read them", () => {
+    // Each pair checked with `php -r 'var_dump((int)"…");'` on PHP 8.2.
+    const cases: [string, number][] = [
+      ["12abc", 12],
+      [" 12", 12],
+      ["12.9", 12],
+      ["1e2", 100],
+      ["-3", -3],
+      ["0x1A", 0],
+      ["", 0],
+      ["0012", 12],
+      ["+5", 5],
+      ["12 ", 12],
+      ["abc", 0],
+      ["1e", 1],
+      ["1.5e3x", 1500],
+      [".5x", 0],
+      ["-.5e1x", -5],
+      ["- 1", 0],
+      ["+-1", 0],
+      ["\f12x", 12],
+      ["\u00a012", 0],
+      ["-1abc", -1],
+      ["1e-1x", 0],
+    ];
+    expect(cases.map(([text]) => [text, phpIntCast(text) + 0])).toEqual(cases);
+    // PHP held these at PHP_INT_MAX and PHP_INT_MIN; every reader here bounds them.
+    expect([phpIntCast("1e308x"), phpIntCast(`-${"9".repeat(20)}`)]).toEqual([
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    ]);
+    // absint(): page_no=2abc is page 2, as WP_Query read it.
+    expect([wpPaged("2abc"), wpPaged("-2x"), wpPaged("x"), wpPaged("1e308x")]).toEqual([
+      2, 2, 1, 1_000_000,
+    ]);
   });
 
   it("a page is (int) of the text, at least 1; WP_Query's paged reads a negative one as its absolute value", () => {

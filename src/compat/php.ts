@@ -7,7 +7,7 @@
 import { removeAccents } from "../accents";
 import { EMPTY, integerText } from "../http/fields";
 import { C_SPACE, phpTrim, trimOf } from "../text";
-import { asciiLower, numberText, phpIsNumeric } from "../wallet/rules";
+import { asciiLower, numberText, phpIsNumeric, phpLeadingNumeric } from "../wallet/rules";
 
 /** `text` with each of C's white space characters (a tab, a form feed...) made a space. */
 export const cSpaceAsSpace = (text: string) =>
@@ -316,13 +316,23 @@ export function phpPage(text: string) {
 }
 
 /**
- * WP_Query's `paged`, which it read through absint(): a negative number's absolute value (`-2` is
- * page 2), then as phpPage.
+ * PHP 8's `(int)` of a string, which WordPress's absint() and WP_Query's `(int)` applied: the integer
+ * part of the number the text starts with (`12abc` is 12, `1e2x` 100, `-3.9` -3), 0 when it starts
+ * with none (`abc`, `0x1A`, `- 5`). PHP held a larger one at PHP_INT_MAX; here past a double's exact
+ * integers it is ±Infinity, which every reader bounds.
  */
-export function wpPaged(text: string) {
-  const t = trimOf(text, C_SPACE);
-  return phpPage(t.startsWith("-") && phpIsNumeric(t) ? t.slice(1) : t);
+export function phpIntCast(text: string) {
+  const number = phpLeadingNumeric(text);
+  if (number === "") return 0;
+  return phpInt(number) ?? (number.startsWith("-") ? -Infinity : Infinity);
 }
+
+/**
+ * WP_Query's `paged`, which it read through absint(): the absolute value of the text's `(int)`
+ * (`-2` and `2abc` are page 2), and page 1 for 0; at most LAST_PAGE.
+ */
+export const wpPaged = (text: string) =>
+  Math.min(Math.max(Math.abs(phpIntCast(text)), 1), LAST_PAGE);
 
 /**
  * JSON text of a PHP array built key by key: a list when its keys are 0, 1, 2… in order, else an

@@ -320,11 +320,11 @@ export const MAX_STORAGE_DECIMALS = 15;
 // (scripts/import/site-amounts.ts).
 
 /**
- * PHP 8's numeric text, `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`, in its parts (the sign
- * only when `signed`), or null: what is_numeric takes.
+ * The number PHP 8 reads at the start of `text` (`[+-](digits[.digits]|.digits)[e[+-]digits]`, the
+ * sign only when `signed`; an `e` without digits after it is not part of it), in its parts and
+ * where it ends, or null when there is none.
  */
-function phpNumber(sent: string, signed: boolean) {
-  const text = trimOf(sent, C_SPACE);
+function leadingPhpNumber(text: string, signed: boolean) {
   const end = text.length;
   let i = 0;
   const negative = signed && text[i] === "-";
@@ -345,13 +345,37 @@ function phpNumber(sent: string, signed: boolean) {
   if (integer + fraction === "") return null;
   let exponent: string | undefined;
   if (text[to] === "e" || text[to] === "E") {
-    i = to + 1;
-    const sign = text[i] === "+" || text[i] === "-" ? 1 : 0;
-    to = digitsFrom(i + sign);
-    if (to === i + sign) return null;
-    exponent = text.slice(i, to);
+    const sign = text[to + 1] === "+" || text[to + 1] === "-" ? 1 : 0;
+    const digitsTo = digitsFrom(to + 1 + sign);
+    if (digitsTo > to + 1 + sign) {
+      exponent = text.slice(to + 1, digitsTo);
+      to = digitsTo;
+    }
   }
-  return to === end ? { negative, integer, fraction, exponent } : null;
+  return { negative, integer, fraction, exponent, length: to };
+}
+
+/**
+ * PHP 8's numeric text, `[ws]number[ws]` (leadingPhpNumber's), in its parts, or null: what
+ * is_numeric takes.
+ */
+function phpNumber(sent: string, signed: boolean) {
+  const text = trimOf(sent, C_SPACE);
+  const number = leadingPhpNumber(text, signed);
+  if (number?.length !== text.length) return null;
+  const { negative, integer, fraction, exponent } = number;
+  return { negative, integer, fraction, exponent };
+}
+
+/**
+ * The numeric text PHP 8's `(int)` and arithmetic read from the start of a string, C's white space
+ * before it skipped: `12` of `12abc`, `1e2` of ` 1e2x`, `1` of `1e`, "" of `abc` and `0x1A`.
+ */
+export function phpLeadingNumeric(text: string) {
+  let start = 0;
+  while (start < text.length && C_SPACE.includes(text[start]!)) start++;
+  const rest = text.slice(start);
+  return rest.slice(0, leadingPhpNumber(rest, true)?.length ?? 0);
 }
 
 /** PHP 8's is_numeric of a string. */

@@ -15,6 +15,7 @@ export {
   movedAmountText,
   numberText,
   phpIsNumeric,
+  phpLeadingNumeric,
   plainDecimal,
   pluginAmountNotPositive,
   readAmount,
