@@ -891,6 +891,30 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
       expect(await search(`meta_key=currency&meta_value=${own}&page_no=${page}`), page).toEqual([]);
   });
 
+  it("reads posts_per_page and page_no as WP_Query's (int) and absint() read a text", async () => {
+    const own = await makeWallet(admin);
+    for (let i = 0; i < 12; i++)
+      await credit(admin, { user_id: alice.id, wallet_id: own, amount: "1.00" });
+    const count = async (query: string) =>
+      (await search(`meta_key=currency&meta_value=${own}&${query}`)).length;
+    // (int) reads a text's leading number: 12abc is 12, 1e1x is 10, 0x1A is 0, which WP_Query
+    // answered with one post, as it did any other text but "" and "0" (the default 10).
+    const perPage = ["12abc", "1e1x", "+5", "0012", "5 ", "0x1A", "abc", "0.5", "00", "", "0"];
+    const counts = [12, 10, 5, 12, 5, 1, 1, 1, 1, 10, 10];
+    const asked = [];
+    for (const n of perPage) asked.push(await count(`posts_per_page=${encodeURIComponent(n)}`));
+    expect(asked).toEqual(counts);
+    // Only a number equal to -1 is every post; another text whose (int) is -1 asked MySQL for
+    // `LIMIT 0, -1`, which it refused: no post found.
+    expect(await count("posts_per_page=-1.0")).toBe(12);
+    for (const n of ["-1abc", "-1.5"]) expect(await count(`posts_per_page=${n}`), n).toBe(0);
+    expect(await count("posts_per_page=-3abc")).toBe(3);
+    // paged is absint(): page_no=2abc is page 2, -2x page 2, x page 1.
+    const pages = [];
+    for (const n of ["2abc", "-2x", "1e0x", "x"]) pages.push(await count(`page_no=${n}`));
+    expect(pages).toEqual([2, 2, 10, 10]);
+  });
+
   it("holds at most 100 posts a page, whatever posts_per_page asks", async () => {
     const own = await makeWallet(admin);
     await appendHistory(alice.id, own, 101);

@@ -3,10 +3,16 @@ import type { EntryRow } from "../db/ledger";
 import { ok, send } from "../http/envelope";
 import { defineRoute } from "../http/route";
 import { compatPublicReads, siteTimeZone } from "../settings";
-import { asciiLower, localListDate, movedAmountText, postDate } from "../wallet/rules";
+import {
+  asciiLower,
+  localListDate,
+  movedAmountText,
+  phpIsNumeric,
+  postDate,
+} from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
-import { phpInt, wpPaged } from "./php";
+import { phpEmpty, phpIntCast, wpPaged } from "./php";
 import { SearchRequest } from "./schemas";
 
 // `GET transactions` (captures 54-68; plugin includes/transactions/get-transactions.php
@@ -51,24 +57,33 @@ function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: 
   };
 }
 
+/**
+ * WP_Query's `posts_per_page` of the text the plugin handed it: "" and "0" (PHP's empty) are the
+ * site's 10, a number equal to -1 (PHP 8's `-1 ==`: `-1`, `-1.0`) every post, else its `(int)`:
+ * 0 (`abc`, `0.5`) one post, another negative count its absolute value; -1 reached that way
+ * (`-1abc`, `-1.5`) put `LIMIT 0, -1` in the SQL, which MySQL refused: no post (0).
+ */
+function wpPostsPerPage(text: string): number | "every" {
+  if (phpEmpty(text)) return PER_PAGE;
+  if (phpIsNumeric(text) && Number(text) === -1) return "every";
+  const n = phpIntCast(text);
+  if (n === 0) return 1;
+  if (n === -1) return 0;
+  return Math.min(Math.abs(n), MAX_PER_PAGE);
+}
+
 /** The plugin's search: one meta key and value, a page and an order, as it read them. */
 const searchInput = {
   schema: SearchRequest,
   read: (_c: unknown, params: Record<string, unknown>) => {
     const f = v.parse(SearchRequest, params);
-    const perPageAsked = phpInt(f.posts_per_page) ?? 0;
-    // WordPress's -1 is every post, on one page whatever page_no says: here, the first page of the
-    // most a page holds. Another negative count is its absolute value, as WP_Query read it.
-    const every = perPageAsked === -1;
+    // WordPress's every post is one page, whatever page_no says: here, the most a page holds.
+    const asked = wpPostsPerPage(f.posts_per_page);
     return {
       key: f.meta_key,
       value: f.meta_value,
-      perPage: every
-        ? MAX_PER_PAGE
-        : perPageAsked !== 0
-          ? Math.min(Math.abs(perPageAsked), MAX_PER_PAGE)
-          : PER_PAGE,
-      page: every ? 1 : wpPaged(f.page_no),
+      perPage: asked === "every" ? MAX_PER_PAGE : asked,
+      page: asked === "every" ? 1 : wpPaged(f.page_no),
       order: {
         // WP_Query takes its keys as written (parse_orderby's strict in_array): `id` is no key,
         // and orders by date. `order` it reads in any ASCII case (parse_order's strtoupper).
@@ -93,6 +108,7 @@ export const compatTransactions = defineRoute(
     params: searchInput,
   },
   async (c, { key, value, perPage, page, order }) => {
+    if (perPage === 0) return send(c, 200, NONE);
     const rows = await searchTransactions(c.var.service, {
       key,
       value,
