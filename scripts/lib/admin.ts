@@ -5,7 +5,7 @@ import { checkLoginPassword, hashPassword, PASSWORD_LENGTH } from "../../src/aut
 import { EMAIL_MAX_LENGTH, isEmailAddress } from "../../src/email-address";
 import { chars, withinChars } from "../../src/text";
 import { adminInsertSql } from "./admin-insert";
-import { runWrangler } from "./wrangler";
+import { runWranglerSql } from "./wrangler";
 
 export type AdminAccount = { username: string; email: string; password: string };
 
@@ -50,16 +50,9 @@ export async function ensureAdmin({
   // The service's own hash (src/auth/password.ts), so the administrator signs in like any user.
   const passwordHash = await hashPassword(password);
   const sql = adminInsertSql({ username, email, passwordHash, nowMs: Date.now() }, { firstOnly });
-  const run = runWrangler([
-    "d1",
-    "execute",
-    "DB",
-    target,
-    ...wranglerArgs,
-    "--json",
-    "--command",
-    sql,
-  ]);
+  // Off wrangler's command line, which any user of the machine can list: the hash is a secret (it
+  // lets anyone try passwords against it offline).
+  const run = runWranglerSql(["d1", "execute", "DB", target, ...wranglerArgs, "--json"], sql);
   // What wrangler said, never the statement: it holds the password's hash (and a build log keeps it).
   if (run.status !== 0)
     throw new Error(

@@ -12,7 +12,11 @@ const require = createRequire(import.meta.url);
 // (test/node/stub-wrangler.mjs), so tools that talk to a Cloudflare account can be tested offline.
 // wrangler's package exports no bin file: its path is read from the package.json it does export.
 const wranglerPackage = require.resolve("wrangler/package.json");
-const { bin, version } = require(wranglerPackage) as { bin: { wrangler: string }; version: string };
+const { bin, main, version } = require(wranglerPackage) as {
+  bin: { wrangler: string };
+  main: string;
+  version: string;
+};
 export const WRANGLER = process.env.WRANGLER_BIN ?? join(dirname(wranglerPackage), bin.wrangler);
 export const WRANGLER_VERSION = version;
 
@@ -38,6 +42,25 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
  */
 export const runWrangler = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(env), encoding: "utf8", cwd });
+
+/** wrangler's program itself, which its bin file (WRANGLER) starts in a second process, with its own argv. */
+const WRANGLER_CLI = process.env.WRANGLER_BIN ?? join(dirname(wranglerPackage), main);
+const SQL_FROM_STDIN = new URL("./sql-from-stdin.mjs", import.meta.url).href;
+
+/**
+ * Runs `wrangler <args> --command SQL` (d1 execute) to completion, as runWrangler does, with the SQL
+ * off the command line, which every user of the machine can list (ps) while wrangler runs: it goes
+ * on stdin, and a preload (./sql-from-stdin.mjs) adds it to wrangler's argv inside the process.
+ * wrangler's program is started itself: its bin file would start it again with the whole argv. Not
+ * `--file`: with --remote that goes through D1's import API, which answers no rows (no RETURNING)
+ * and leaves the database unable to serve queries meanwhile.
+ */
+export const runWranglerSql = (args: string[], sql: string) =>
+  spawnSync(
+    process.execPath,
+    ["--no-warnings", "--import", SQL_FROM_STDIN, WRANGLER_CLI, ...args],
+    { env: offlineEnv(), encoding: "utf8", input: sql },
+  );
 
 /**
  * Runs a wrangler command to completion; when it fails, stops the tool (lib/exit.ts) with its

@@ -35,6 +35,7 @@ type State = {
   worker: { secrets: string[]; secretLengths: Record<string, number> } | null;
   subdomain: string | null;
   commands: string[];
+  commandLines?: string[];
   deployments: { databaseId: string; pendingMigrations: string[] }[];
   queues?: string[];
   users?: { id: number; username: string; email: string; passwordHash: string; role: string }[];
@@ -648,6 +649,21 @@ describe.concurrent("npm run deploy", () => {
     expect(password.status).toBe(1);
     expect(password.commands).toEqual([]);
     expect(password.output).toContain("Unknown option '--admin-password'");
+  });
+
+  it("hands the administrator's insert to wrangler off its command line, which any user can list", async () => {
+    const run = await deploy(project(freshAccount()), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(0);
+    const hash = run.state.users![0]!.passwordHash;
+    expect(hash).toMatch(/^pbkdf2/);
+    // wrangler got the statement (the stub saw it in its argv) ...
+    expect(run.state.commands.some((line) => line.includes(hash))).toBe(true);
+    // ... but no process was started with it, nor with the password.
+    expect(run.state.commandLines).toHaveLength(run.state.commands.length);
+    for (const line of run.state.commandLines!) {
+      expect(line).not.toContain(hash);
+      expect(line).not.toContain(PASSWORD);
+    }
   });
 
   it("never prints the administrator's password hash when creating it fails", async () => {

@@ -11,6 +11,10 @@ const outputFile = process.env.WRANGLER_OUTPUT_FILE_PATH;
 const state = JSON.parse(readFileSync(statePath, "utf8"));
 const args = process.argv.slice(2);
 state.commands.push(args.join(" "));
+// What every user of the machine can list for this process (ps reads /proc/PID/cmdline): the
+// command line it was started with, whatever a preload later adds to process.argv.
+state.commandLines ??= [];
+state.commandLines.push(readFileSync("/proc/self/cmdline", "utf8").split("\0").join(" "));
 const save = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
 const output = (entry) => {
   if (outputFile)
