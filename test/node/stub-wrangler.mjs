@@ -202,11 +202,23 @@ if (
         "✘ [ERROR] You can either deploy your worker to one or more routes by specifying them in your wrangler.toml file, or register a workers.dev subdomain here:\n" +
         "https://dash.cloudflare.com/acc1/workers/onboarding\n",
     );
-  // triggersDeploy's targets, in its order: workers.dev, routes, custom domains, crons, queues.
+  // triggersDeploy's targets, in its order: workers.dev, routes, custom domains, crons, queues;
+  // each route as its renderRoute writes it.
+  const render = (route) => {
+    if (typeof route === "string") return route;
+    const kind = route.custom_domain ? "custom domain" : "";
+    const zone = route.zone_id
+      ? `zone id: ${route.zone_id}`
+      : route.zone_name
+        ? `zone name: ${route.zone_name}`
+        : "";
+    const note = [kind, zone].filter(Boolean).join(" - ");
+    return note ? `${route.pattern} (${note})` : route.pattern;
+  };
   const targets = [
     ...(workersDev ? [`https://wallet-ledger.${state.subdomain}.workers.dev`] : []),
-    ...routes.filter((r) => !r.custom_domain).map((r) => r.pattern ?? r),
-    ...routes.filter((r) => r.custom_domain).map((r) => `${r.pattern} (custom domain)`),
+    ...routes.filter((r) => !r.custom_domain).map(render),
+    ...routes.filter((r) => r.custom_domain).map(render),
     ...(toml.triggers?.crons ?? []).map((cron) => `schedule: ${cron}`),
     ...producers.map((queue) => `Producer for ${queue}`),
     ...consumers.map((queue) => `Consumer for ${queue}`),
