@@ -326,18 +326,42 @@ await runMain(async () => {
   }
 
   // The deploy entry's targets are wrangler's own lines: "https://<name>.<subdomain>.workers.dev",
-  // "<host> (custom domain…)", "<pattern> (zone name: …)", "schedule: …", "Producer for …", …
+  // "<host> (custom domain…)", a zone route's "<pattern>" or "<pattern> (zone name: …)" / "(zone
+  // id: …)", "schedule: …", "Producer for …", …: a route is a line of one word, its pattern, with
+  // its zone or without, that is not the workers.dev URL.
   const targets = entries.findLast((entry) => entry.type === "deploy")?.targets ?? [];
   const workersDev = targets.find((target) => /^https:\/\/\S+\.workers\.dev$/.test(target));
   const customDomain = targets
     .map((target) => target.match(/^(\S+) \(custom domain/)?.[1])
     .find(Boolean);
-  // A custom domain is the address the operator chose; workers.dev is the one every Worker has.
-  const site = customDomain ? `https://${customDomain}` : workersDev;
-  if (!site) stop("Deployed, but wrangler named no workers.dev URL or custom domain (see above).");
-  console.log(`
-Deployed.
-API:      ${site}/wp-json/wallet/v1
+  const routes = targets.filter(
+    (target) => target !== workersDev && /^\S+( \(zone (name|id): [^)]*\))?$/.test(target),
+  );
+  // A route is one address only when its host has no wildcard and its path, /*, covers every path
+  // the API, the console and /health answer on; its scheme, when it names one, is the only one.
+  const routeSite = routes
+    .map((route) => route.match(/^(https?:\/\/)?([^/*\s]+)\/\*(?: |$)/))
+    .map((parts) => parts && `${parts[1] ?? "https://"}${parts[2]}`)
+    .find(Boolean);
+  // A custom domain or a route is the address the operator chose; workers.dev is the one every
+  // Worker has.
+  const site = customDomain ? `https://${customDomain}` : (routeSite ?? workersDev);
+  if (!site && routes.length === 0)
+    stop(
+      "Deployed, but wrangler named no workers.dev URL, custom domain or route (see above): the\n" +
+        "code is uploaded and nothing reaches it. Turn workers_dev on or add a route\n" +
+        "(docs/deploying.md), then run npm run deploy again.",
+    );
+  console.log("\nDeployed.");
+  for (const route of routes) console.log(`Route:    ${route}`);
+  if (site)
+    console.log(`API:      ${site}/wp-json/wallet/v1
 Console:  ${site}/wallet-admin/
 Health:   ${site}/health (200 {"status":"ok",…} once the settings and D1 are usable)`);
+  else
+    console.log(
+      "No URLs to print: a route with a wildcard in its host, or a path other than /*, names no one\n" +
+        "address. The API answers at /wp-json/wallet/v1, the console at /wallet-admin/ and the health\n" +
+        "check at /health, on each host whose every path a route sends to the Worker.",
+    );
 });

@@ -763,4 +763,47 @@ describe.concurrent("npm run deploy", () => {
     expect(run.output).toContain("API:      https://wallet.example.com/wp-json/wallet/v1");
     expect(run.output).toContain("Console:  https://wallet.example.com/wallet-admin/");
   });
+
+  /** The shipped wrangler.toml with a top-level `routes` line (above [build], as the docs say). */
+  const withRoutes = (routes: string) =>
+    SHIPPED_TOML.replace(
+      'compatibility_flags = ["nodejs_compat"]\n',
+      `compatibility_flags = ["nodejs_compat"]\nroutes = ${routes}\n`,
+    );
+
+  it("after a deploy to a zone route (workers.dev off) names the route and its host's URLs, and exits 0", async () => {
+    const toml = withRoutes('[{ pattern = "wallet.example.com/*", zone_name = "example.com" }]');
+    const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(0);
+    // wrangler's own line for it, under "Deployed wallet-ledger triggers".
+    expect(run.output).toContain("  wallet.example.com/* (zone name: example.com)\n");
+    expect(run.output).not.toContain("workers.dev");
+    expect(run.output).toContain("Route:    wallet.example.com/* (zone name: example.com)");
+    expect(run.output).toContain("API:      https://wallet.example.com/wp-json/wallet/v1");
+    expect(run.output).toContain("Console:  https://wallet.example.com/wallet-admin/");
+    expect(run.output).toContain("Health:   https://wallet.example.com/health");
+    expect(run.output).not.toContain("named no");
+  });
+
+  it("after a deploy to routes that name no one address (a wildcard host, a path) says so and exits 0", async () => {
+    const toml = withRoutes(
+      '["*.example.com/*", { pattern = "example.com/wallet/*", zone_id = "z1" }]',
+    );
+    const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toContain("Route:    *.example.com/*\n");
+    expect(run.output).toContain("Route:    example.com/wallet/* (zone id: z1)\n");
+    expect(run.output).toContain("No URLs to print:");
+    expect(run.output).not.toContain("API:");
+    expect(run.output).not.toContain("https://");
+  });
+
+  it("exits 1 when wrangler deployed the code to no address at all (workers.dev off, no route)", async () => {
+    const toml = withRoutes("[]").replace("routes = []\n", "workers_dev = false\n");
+    const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(1);
+    expect(run.commands.at(-1)).toBe("deploy --minify --secrets-file <file>");
+    expect(run.output).toContain("wrangler named no workers.dev URL, custom domain or route");
+    expect(run.output).not.toContain("Console:");
+  });
 });
