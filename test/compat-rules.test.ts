@@ -157,6 +157,26 @@ describe("GET users: pages count from 1", () => {
     expect(res.body.data.others.currentPage).toBe(1);
   });
 
+  // The plugin's `$page ? $page : 1` then `10 * ($page - 1)`: PHP 8's arithmetic reads the number a
+  // text starts with (`2abc` is 2, with a warning); `abc` threw a TypeError there (a 500).
+  it("reads page as PHP's arithmetic did: the number the text starts with", async () => {
+    const admin = await makeAdmin();
+    for (const [page, current] of [
+      ["2abc", 2],
+      [" 3", 3],
+      ["2.9", 2],
+      ["abc", 1],
+      ["-3", 1],
+    ] as const) {
+      const res = await compatCall("GET", `${NS}/users?page=${encodeURIComponent(page)}`, {
+        vars: GUARDED,
+        headers: { Authorization: admin.bearer },
+      });
+      expect(res.status, page).toBe(200);
+      expect(res.body.data.others.currentPage, page).toBe(current);
+    }
+  });
+
   it("reads a page past the end as past it, however large its number", async () => {
     const admin = await makeAdmin();
     for (const page of ["1000001", "9007199254740993", `1${"0".repeat(30)}`, "1e308"]) {

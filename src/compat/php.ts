@@ -328,6 +328,12 @@ export function phpIntCast(text: string) {
 }
 
 /**
+ * The plugin's own `page` (GET users), read by PHP 8's arithmetic (`10 * ($page - 1)`): the text's
+ * `(int)` (`2abc` is page 2), page 1 below 1; at most LAST_PAGE.
+ */
+export const pluginPage = (text: string) => Math.min(Math.max(phpIntCast(text), 1), LAST_PAGE);
+
+/**
  * WP_Query's `paged`, which it read through absint(): the absolute value of the text's `(int)`
  * (`-2` and `2abc` are page 2), and page 1 for 0; at most LAST_PAGE.
  */

@@ -5,7 +5,7 @@ import { listUsers, readUser, type User } from "../wallet/directory";
 import { mysqlDate, seconds } from "../wallet/rules";
 import { jwtRouteRefusals } from "./auth";
 import { pluginUserRef } from "./identity";
-import { phpEmpty, phpPage } from "./php";
+import { phpEmpty, pluginPage } from "./php";
 import { pluginUserNotFound } from "./respond";
 import { UsersRequest } from "./schemas";
 
@@ -38,7 +38,7 @@ const usersInput: Input<{ user?: ReturnType<typeof pluginUserRef>; page: number 
   read: (_c, params) => {
     const req = v.parse(UsersRequest, params);
     const user = phpEmpty(req.user_id) ? undefined : pluginUserRef(req.user_id);
-    return { user, page: phpPage(req.page) };
+    return { user, page: pluginPage(req.page) };
   },
 };
 
