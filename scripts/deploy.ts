@@ -340,7 +340,7 @@ await runMain(async () => {
   // A route is one address only when its host has no wildcard and its path, /*, covers every path
   // the API, the console and /health answer on; its scheme, when it names one, is the only one.
   const routeSite = routes
-    .map((route) => route.match(/^(https?:\/\/)?([^/*\s]+)\/\*(?: |$)/))
+    .map((route) => route.match(/^(https?:\/\/)?([^*/\s]+)\/\*(?: |$)/))
     .map((parts) => parts && `${parts[1] ?? "https://"}${parts[2]}`)
     .find(Boolean);
   // A custom domain or a route is the address the operator chose; workers.dev is the one every
