@@ -266,10 +266,14 @@ export async function startServer({
    */
   emulations?: boolean;
 } = {}): Promise<Server> {
+  // A var wrangler dev cannot be given is refused before anything is made for the server.
+  if (wranglerDev) for (const [name, value] of Object.entries(extraVars)) varsLine(name, value);
   const config = shippedRateLimits ? shippedConfig : loadConfig(shippedConfig);
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];
+  /** wrangler dev's vars, while it runs (see writeVarsFile). */
+  const varsFile = join(stateDir, "wrangler-dev.env");
   /** What this call made for the server: the temporary state and the config's copy. */
   const removeOwn = ({ keepState }: { keepState: boolean }) => {
     if (!keepState) rmSync(stateDir, { recursive: true, force: true });
@@ -323,11 +327,21 @@ export async function startServer({
             "--test-scheduled",
             `--log-level=${logLevel}`,
             ...(inspector === undefined ? [] : ["--inspector-port", String(inspector)]),
-            ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+            "--env-file",
+            writeVarsFile(varsFile, vars),
           ],
-          // Wrangler's debug file of every line the worker logs goes with the server's state, not
-          // into ~/.config/.wrangler/logs.
-          { stdio, env: offlineEnv({ WRANGLER_LOG_PATH: join(stateDir, "wrangler-debug.log") }) },
+          {
+            stdio,
+            env: offlineEnv({
+              // Wrangler's debug file of every line the worker logs goes with the server's state,
+              // not into ~/.config/.wrangler/logs.
+              WRANGLER_LOG_PATH: join(stateDir, "wrangler-debug.log"),
+              // Whatever the caller's shell sets, the vars file is read, and the worker gets no
+              // more than it (not this process's environment).
+              CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true",
+              CLOUDFLARE_INCLUDE_PROCESS_ENV: "false",
+            }),
+          },
         )
       : startBenchWorker(
           {
@@ -375,6 +389,7 @@ export async function startServer({
           }
         }
       }
+      rmSync(varsFile, { force: true });
       live.delete(server);
     }
     live.add(server);
@@ -388,6 +403,30 @@ export async function startServer({
     }
     return server;
   }
+}
+
+/**
+ * Writes a `wrangler dev` server's vars to `file`, readable by its owner alone, for `--env-file`:
+ * as `--var`s they would be on its command line, which every user of the machine can list (ps),
+ * the secret its tokens are signed with among them. And a server given an env file does not read
+ * the `.dev.vars` beside its config, the developer's own settings for `npm run dev`.
+ */
+function writeVarsFile(file: string, vars: Record<string, string>) {
+  rmSync(file, { force: true }); // a new file, so the mode below is its mode
+  const lines = Object.entries(vars).map(([name, value]) => varsLine(name, value));
+  writeFileSync(file, lines.join(""), { mode: 0o600 });
+  return file;
+}
+
+/**
+ * A var as wrangler reads it back from an env file (dotenv, then dotenv-expand): single quotes keep
+ * `#`, spaces and backslashes as written; what they cannot keep (a quote, a line break, a `$`,
+ * which would be read as a reference to another variable) is refused.
+ */
+function varsLine(name: string, value: string) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || /['$\r\n]/.test(value))
+    throw new Error(`startServer: var ${name} cannot be passed to wrangler dev as written`);
+  return `${name}='${value}'\n`;
 }
 
 /** Per config, the folder its servers under Miniflare alone share their bundle in (./bench-worker.ts). */

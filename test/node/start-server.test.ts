@@ -1,9 +1,19 @@
 // startServer (scripts/lib/server.ts), which the benches, the reliability, clients and browser
 // suites start their servers with: a `wrangler dev` that exits at once (a port taken between the
 // probe and the bind) is started again on other ports, and what the call made for it is removed
-// when it gives up. Wrangler here is a stand-in that makes its first `dev` runs exit, then hands
-// every command to the real one.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// when it gives up; the server's vars, its token secret among them, are not on its command line,
+// and a developer's `.dev.vars` does not reach it. Wrangler here is a stand-in that records its
+// `dev` command lines and makes the first ones exit, then hands every command to the real one.
+import { createHmac, randomBytes } from "node:crypto";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -37,7 +47,7 @@ if (process.exitCode !== 1)
 );
 // The module reads WRANGLER_BIN when it loads: set first, imported after.
 process.env.WRANGLER_BIN = stub;
-const { startServer } = await import("../../scripts/lib/server");
+const { adminAuth, prepareState, startServer } = await import("../../scripts/lib/server");
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -95,4 +105,61 @@ it("gives up after three runs that exit, leaving no config copy or temporary sta
   expect(devRuns()).toHaveLength(3);
   expect(configCopies()).toEqual([]);
   expect(readdirSync(ownTmp).filter((name) => name.startsWith("wallet-state-"))).toEqual([]);
+}, 180_000);
+
+it("gives wrangler dev its vars in a file of the owner's, and not the .dev.vars beside its config", async () => {
+  process.env.FAIL_DEV_RUNS = "0";
+  // A config in a folder of the test's own, its paths pointing back at the project, so the .dev.vars
+  // beside it (as `npm run dev` leaves one beside wrangler.toml) is no developer's.
+  const project = mkdtempSync(path.join(work, "project-"));
+  let text = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
+  for (const [key, value] of [
+    ["main", "src/index.ts"],
+    ["directory", "assets"],
+    ["migrations_dir", "drizzle"],
+  ]) {
+    const line = `${key} = "${value}"`;
+    expect(text).toContain(line);
+    text = text.replace(
+      line,
+      `${key} = ${JSON.stringify(path.relative(project, path.join(ROOT, value!)))}`,
+    );
+  }
+  const config = path.join(project, "wrangler.toml");
+  writeFileSync(config, text);
+  writeFileSync(path.join(project, ".dev.vars"), "TRANSACTIONS_SECURITY_CODE=1234\n");
+  const stateDir = path.join(work, "vars");
+  await prepareState(stateDir);
+  const webhookKey = randomBytes(32).toString("hex");
+  const server = await startServer({
+    config,
+    persistTo: stateDir,
+    vars: { WEBHOOK_SECRET_KEY: webhookKey },
+  });
+  let varsFile: string | undefined;
+  try {
+    const runs = devRuns();
+    expect(runs).toHaveLength(1);
+    const commandLine = runs[0]!.join(" ");
+    expect.soft(commandLine).not.toContain(server.jwtSecret);
+    expect.soft(commandLine).not.toContain(webhookKey);
+    varsFile = runs[0]!.includes("--env-file") ? option(runs[0]!, "--env-file") : undefined;
+    if (varsFile)
+      expect.soft(statSync(varsFile).mode & 0o077, "a vars file others can read").toBe(0);
+
+    // The server signs with the secret startServer gave it...
+    const auth = await adminAuth(server.api);
+    const [head, payload, signature] = auth.slice("Bearer ".length).split(".");
+    const signed = createHmac("sha256", server.jwtSecret).update(`${head}.${payload}`);
+    expect.soft(signed.digest("base64url")).toBe(signature);
+    // ...and has no security code: .dev.vars's would refuse this one.
+    const list = await fetch(`${server.api}/transactions?user_id=1&security_code=1`, {
+      headers: { Authorization: auth },
+    });
+    expect.soft(list.status, await list.text()).toBe(200);
+  } finally {
+    await server.stop();
+  }
+  expect(varsFile, "wrangler dev started with --env-file").toBeDefined();
+  expect(existsSync(varsFile!), "the vars file left behind").toBe(false);
 }, 180_000);
