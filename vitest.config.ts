@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import type { Plugin } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
+import { topLevelVars } from "./scripts/lib/wrangler-toml.ts";
 import { copyReferenceAssets } from "./scripts/reference-assets.ts";
 
 /**
@@ -100,6 +102,9 @@ export default defineConfig(async () => {
   copyReferenceAssets();
   // The very migrations wrangler applies, read from the one drizzle/ folder.
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
+  const SHIPPED_VARS = topLevelVars(
+    readFileSync(path.join(import.meta.dirname, "wrangler.toml"), "utf8"),
+  );
   const workersPool = (configPath: string) => [
     withoutUnshippedSourceMaps,
     cloudflareTest({
@@ -110,22 +115,16 @@ export default defineConfig(async () => {
       miniflare: {
         bindings: {
           TEST_MIGRATIONS: migrations,
+          // Whatever a developer's .dev.vars holds for `npm run dev` must not change what the
+          // tests see: every var as wrangler.toml ships it, the secrets set here, and a test sets
+          // what else it needs.
+          ...SHIPPED_VARS,
           // Test-only values; deployed secrets come from `wrangler secret put`.
           JWT_SECRET: "test-only-jwt-secret-of-32-characters",
-          SITE_URL: "https://wallet.example.test",
-          // Whatever a developer's .dev.vars holds for `npm run dev` must not change what the
-          // tests see: optional settings start unset here, and a test sets what it needs.
-          TRANSACTIONS_SECURITY_CODE: "",
-          COMPAT_NAMESPACE: "",
-          COMPAT_PUBLIC_READS: "false",
-          CORS_ORIGINS: "",
-          MAIL_TRANSPORT: "",
-          MAIL_FROM: "",
-          MAIL_LIMIT_PER_CLIENT: "1000",
           WEBHOOK_SECRET_KEY: "test-only-webhook-secret-key-of-32-chars",
+          TRANSACTIONS_SECURITY_CODE: "",
+          SITE_URL: "https://wallet.example.test",
           WEBHOOK_ALLOW_LOCAL: "true",
-          WEBHOOK_RETRY_BASE_S: "60",
-          WEBHOOK_LEASE_S: "60",
         },
         // Databases no test migrates at setup: for a deployment whose migrations were not applied,
         // and for the table rebuilds, applied step by step to a database in use.
