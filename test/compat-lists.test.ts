@@ -899,8 +899,22 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
       (await search(`meta_key=currency&meta_value=${own}&${query}`)).length;
     // (int) reads a text's leading number: 12abc is 12, 1e1x is 10, 0x1A is 0, which WP_Query
     // answered with one post, as it did any other text but "" and "0" (the default 10).
-    const perPage = ["12abc", "1e1x", "+5", "0012", "5 ", "0x1A", "abc", "0.5", "00", "", "0"];
-    const counts = [12, 10, 5, 12, 5, 1, 1, 1, 1, 10, 10];
+    // 1e400 too: (int) of a number past a double's range is 0.
+    const perPage = [
+      "12abc",
+      "1e1x",
+      "+5",
+      "0012",
+      "5 ",
+      "0x1A",
+      "abc",
+      "0.5",
+      "00",
+      "1e400",
+      "",
+      "0",
+    ];
+    const counts = [12, 10, 5, 12, 5, 1, 1, 1, 1, 1, 10, 10];
     const asked = [];
     for (const n of perPage) asked.push(await count(`posts_per_page=${encodeURIComponent(n)}`));
     expect(asked).toEqual(counts);
@@ -911,8 +925,8 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
     expect(await count("posts_per_page=-3abc")).toBe(3);
     // paged is absint(): page_no=2abc is page 2, -2x page 2, x page 1.
     const pages = [];
-    for (const n of ["2abc", "-2x", "1e0x", "x"]) pages.push(await count(`page_no=${n}`));
-    expect(pages).toEqual([2, 2, 10, 10]);
+    for (const n of ["2abc", "-2x", "1e0x", "x", "1e400"]) pages.push(await count(`page_no=${n}`));
+    expect(pages).toEqual([2, 2, 10, 10, 10]);
   });
 
   it("holds at most 100 posts a page, whatever posts_per_page asks", async () => {

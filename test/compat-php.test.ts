@@ -5,6 +5,7 @@ import {
   phpInt,
   phpIntCast,
   phpPage,
+  pluginPage,
   requires,
   sanitizeTextField,
   sanitizeUser,
@@ -236,6 +237,18 @@ describe("PHP numbers", () => {
     // absint(): page_no=2abc is page 2, as WP_Query read it.
     expect([wpPaged("2abc"), wpPaged("-2x"), wpPaged("x"), wpPaged("1e308x")]).toEqual([
       2, 2, 1, 1_000_000,
+    ]);
+  });
+
+  it("(int) of a text whose number is past a double's range is 0, as PHP 8.2's", () => {
+    // `php -r 'var_dump((int)"1e400x", (int)"-1e309");'`: int(0) twice (PHP_INT_MAX is for a
+    // finite double only). absint() of it is WP_Query's page 0, the first; its posts_per_page 0 is
+    // one post.
+    expect([phpIntCast("1e400x"), phpIntCast("-1e309"), phpIntCast("\t1e400")]).toEqual([0, 0, 0]);
+    expect([wpPaged("1e400"), wpPaged("-1e400")]).toEqual([1, 1]);
+    // The plugin's own page is its arithmetic's number (INF there): still past the end.
+    expect([pluginPage("1e400"), pluginPage("1e308"), pluginPage("-1e400")]).toEqual([
+      1_000_000, 1_000_000, 1,
     ]);
   });
 

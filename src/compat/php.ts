@@ -315,23 +315,28 @@ export function phpPage(text: string) {
   return phpIsNumeric(text) && !trimOf(text, C_SPACE).startsWith("-") ? LAST_PAGE : 1;
 }
 
+/** The integer part of the number a text starts with (0 for none); ±Infinity past a double's range. */
+const leadingInteger = (text: string) => Math.trunc(Number(phpLeadingNumeric(text) || "0"));
+
 /**
  * PHP 8's `(int)` of a string, which WordPress's absint() and WP_Query's `(int)` applied: the integer
  * part of the number the text starts with (`12abc` is 12, `1e2x` 100, `-3.9` -3), 0 when it starts
- * with none (`abc`, `0x1A`, `- 5`). PHP held a larger one at PHP_INT_MAX; here past a double's exact
- * integers it is ±Infinity, which every reader bounds.
+ * with none (`abc`, `0x1A`, `- 5`) and when it is past a double's range (`1e400`: PHP's (int) of INF).
+ * PHP held another larger one at PHP_INT_MAX; here past a double's exact integers it is ±Infinity,
+ * which every reader bounds.
  */
 export function phpIntCast(text: string) {
-  const number = phpLeadingNumeric(text);
-  if (number === "") return 0;
-  return phpInt(number) ?? (number.startsWith("-") ? -Infinity : Infinity);
+  const n = leadingInteger(text);
+  if (!Number.isFinite(n)) return 0;
+  return Number.isSafeInteger(n) ? n : n < 0 ? -Infinity : Infinity;
 }
 
 /**
- * The plugin's own `page` (GET users), read by PHP 8's arithmetic (`10 * ($page - 1)`): the text's
- * `(int)` (`2abc` is page 2), page 1 below 1; at most LAST_PAGE.
+ * The plugin's own `page` (GET users), read by PHP 8's arithmetic (`10 * ($page - 1)`): the integer
+ * part of the number the text starts with (`2abc` is page 2; `1e400`, INF there, past the end),
+ * page 1 below 1; at most LAST_PAGE.
  */
-export const pluginPage = (text: string) => Math.min(Math.max(phpIntCast(text), 1), LAST_PAGE);
+export const pluginPage = (text: string) => Math.min(Math.max(leadingInteger(text), 1), LAST_PAGE);
 
 /**
  * WP_Query's `paged`, which it read through absint(): the absolute value of the text's `(int)`
