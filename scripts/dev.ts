@@ -122,8 +122,8 @@ await runMain(async () => {
 
   if (!existsSync(".dev.vars")) {
     // Every secret .env.types declares is named, so wrangler's check that the generated types are
-    // fresh passes.
-    writeFileSync(".dev.vars", newDevVars());
+    // fresh passes. Its owner's alone: its token secret signs the local administrator's tokens.
+    writeFileSync(".dev.vars", newDevVars(), { mode: 0o600 });
     console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
   } else {
     // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).

@@ -2,7 +2,15 @@
 // site as `npm run dev` does, then serves the deploy bundle under Miniflare alone, and the README's
 // first credit works against it. A copy, so the developer's own .wrangler/ and .dev.vars are untouched.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -45,6 +53,8 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
   expect(health?.status, output).toBe(200);
   expect(output).toContain("the deploy bundle under Miniflare alone");
   expect(existsSync(path.join(work, ".dev.vars")), "a dev-only .dev.vars written").toBe(true);
+  // Its token secret signs the local administrator's tokens: for its owner's eyes only.
+  expect(statSync(path.join(work, ".dev.vars")).mode & 0o777, ".dev.vars's mode").toBe(0o600);
   expect(existsSync(path.join(work, ".wrangler/state/v3/d1")), "local D1 state").toBe(true);
   // The secrets reach the server in its environment, never its command line, which any user of
   // the machine can list (ps).
