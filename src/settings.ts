@@ -53,8 +53,8 @@ export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
  * mid-attempt and sends the event again; past an hour, longer than the longest back-off, an
  * endpoint whose consumer died would wait longer than any failing one.
  */
-const WEBHOOK_LEASE_S_MIN = 20;
-const WEBHOOK_LEASE_S_MAX = 3600;
+export const WEBHOOK_LEASE_S_MIN = 20;
+export const WEBHOOK_LEASE_S_MAX = 3600;
 
 /** WEBHOOK_LEASE_S as set: a whole number of seconds within its bounds, else null. */
 function leaseSet(value: unknown) {
@@ -77,7 +77,7 @@ export const MAIL_LIMIT_PER_CLIENT_DEFAULT = 1000;
  * read and written whole by every mail request it makes, so a larger limit makes each request
  * slower and the row larger (past about 150,000, more than a Durable Object row may hold).
  */
-const MAIL_LIMIT_PER_CLIENT_MAX = 10_000;
+export const MAIL_LIMIT_PER_CLIENT_MAX = 10_000;
 
 /** MAIL_LIMIT_PER_CLIENT as set: a whole number up to the largest (0: no limit), else null. */
 function mailLimitSet(value: unknown) {

@@ -8,6 +8,7 @@ import events from "../docs/events.md?raw";
 import ledger from "../docs/ledger.md?raw";
 import moving from "../docs/moving-from-rimplenet.md?raw";
 import operations from "../docs/operations.md?raw";
+import scaling from "../docs/scaling.md?raw";
 import { COMPAT_ROUTES } from "../src/compat";
 import { KEY_TTL_MS, SESSION_TTL_MS } from "../src/db/isolate-cache";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
@@ -15,20 +16,32 @@ import { HISTORY_CHUNK } from "../src/db/ledger";
 import { ENDPOINT_URL_MAX } from "../src/events/endpoint-url";
 import { MAX_ATTEMPTS, PER_RUN } from "../src/events/pump";
 import {
+  D1_CALL_BUDGET,
   DRAIN_BUDGET_MS,
   FAULT_RETRY_S,
   FRESH_AFTER_ATTEMPTS,
   NUDGE_GAP_MS,
 } from "../src/events/queue";
+import { RETRY_S } from "../src/http/errors";
 import { AMOUNT_TEXT_MAX } from "../src/http/fields";
 import { EXPIRY_BATCH } from "../src/ledger/holds";
 import { MAX_MINOR, MAX_STORAGE_DECIMALS } from "../src/ledger/money";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { openApiDocument } from "../src/routes/openapi";
+import {
+  JWT_SECRET_MIN_LENGTH,
+  MAIL_LIMIT_PER_CLIENT_MAX,
+  WEBHOOK_LEASE_S_MAX,
+  WEBHOOK_LEASE_S_MIN,
+  WEBHOOK_SECRET_KEY_MIN_LENGTH,
+} from "../src/settings";
+import { KNOWN_ADDRESS_MS } from "../src/throttle/account-policy";
 import { HISTORY_LEASE_MS } from "../src/throttle/history-gate";
+import { BACKOFF_MEMORY_MS, DAY_MS } from "../src/throttle/policy";
 import { MAX_OPERATIONS } from "../src/wallet/batches";
 import { FEED_LIMITS } from "../src/wallet/events";
 import { DEFAULT_HOLD_S, EXPIRY_STATEMENTS, MAX_HOLD_S } from "../src/wallet/holds";
+import { TOUCH_INTERVAL_MS } from "../src/wallet/key-principal";
 import { WEBHOOK_LIMITS } from "../src/wallet/webhooks";
 import wranglerToml from "../wrangler.toml?raw";
 
@@ -132,5 +145,41 @@ describe("figures the docs quote", () => {
       `at most ${MAX_MINOR.toLocaleString("en-US")} minor units`,
     ])
       expect(led.includes(figure), `ledger.md: ${figure}`).toBe(true);
+  });
+
+  it("operations.md gives the delivery, retry, setting and throttle figures the code has", () => {
+    // Wrapped lines read as one: a figure may fall across a line break.
+    const flat = operations.replace(/\s+/g, " ");
+    const maxRetries = Number(/^max_retries = (\d+)$/m.exec(wranglerToml)?.[1]);
+    // Words the doc uses for a figure of 1 (a minute, a day).
+    expect([TOUCH_INTERVAL_MS, BACKOFF_MEMORY_MS]).toEqual([60_000, DAY_MS]);
+    for (const figure of [
+      `"attempts":${MAX_ATTEMPTS},`,
+      `an event used up its ${MAX_ATTEMPTS} attempts`,
+      `the queue retries the message ${FAULT_RETRY_S} s later`,
+      `retried it ${maxRetries} times, \`max_retries\`, and its consumer failed the ${maxRetries + 1}th try; up to ${FRESH_AFTER_ATTEMPTS - 1} of those retries`,
+      `with \`Retry-After: ${RETRY_S}\``,
+      `before a history of more than ${HISTORY_CHUNK} entries`,
+      `(\`JWT_SECRET\` shorter than ${JWT_SECRET_MIN_LENGTH} characters counts`,
+      `"problem":"shorter than ${JWT_SECRET_MIN_LENGTH} characters"`,
+      `"problem":"unset or shorter than ${WEBHOOK_SECRET_KEY_MIN_LENGTH} characters"`,
+      `a \`WEBHOOK_LEASE_S\` that is no whole number from ${WEBHOOK_LEASE_S_MIN} to ${WEBHOOK_LEASE_S_MAX}`,
+      `a \`MAIL_LIMIT_PER_CLIENT\` that is no whole number up to ${MAIL_LIMIT_PER_CLIENT_MAX.toLocaleString("en-US")}`,
+      "an API key's last-used time, at most once a minute per key",
+      "all forgotten at most a day after the last attempt",
+      `stay known (spared the login's ceiling) for ${KNOWN_ADDRESS_MS / DAY_MS} days`,
+      `if nobody is given that username or e-mail within ${KNOWN_ADDRESS_MS / DAY_MS} days`,
+    ])
+      expect(flat.includes(figure), `operations.md: ${figure}`).toBe(true);
+  });
+
+  it("scaling.md gives the consumer's call budget and the credential caches' bounds the code has", () => {
+    const flat = scaling.replace(/\s+/g, " ");
+    for (const figure of [
+      `starts no delivery past ${D1_CALL_BUDGET} in one call`,
+      `the replica lag plus the ${KEY_TTL_MS / 1000} s the isolate caches verified keys, but writing only for those ${KEY_TTL_MS / 1000} s`,
+      `the replica lag plus the ${SESSION_TTL_MS / 1000} s the isolate caches a session's state, but writing only for those ${SESSION_TTL_MS / 1000} s`,
+    ])
+      expect(flat.includes(figure), `scaling.md: ${figure}`).toBe(true);
   });
 });

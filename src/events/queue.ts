@@ -43,7 +43,7 @@ export const FAULT_RETRY_S = 5;
  * endpoint of the batch (wrangler.toml's max_batch_size, 10) may make a few more once it is spent:
  * the delivery under way, and letting its lease go.
  */
-const D1_CALL_BUDGET = 800;
+export const D1_CALL_BUDGET = 800;
 
 /**
  * Endpoints one consumer call delivers to side by side (a delivery each at most). A Worker invocation

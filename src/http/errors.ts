@@ -269,7 +269,7 @@ export const WALLET_NOT_FOUND = "wallet_id not found";
 export const walletNotFound = () => apiError("wallet_not_found", { wallet_id: WALLET_NOT_FOUND });
 
 /** How long a client waits before retrying a request D1 or a Durable Object could not take. */
-const RETRY_S = 2;
+export const RETRY_S = 2;
 
 /** A required setting is missing (src/settings.ts): the route cannot run until the operator sets it. */
 export const serviceNotConfigured = (missing: string[]) =>

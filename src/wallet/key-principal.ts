@@ -6,7 +6,7 @@ import { checkedCredential, endedHere, KEY_TTL_MS } from "../db/isolate-cache";
 import { asciiLower } from "../ledger/request-key";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
-const TOUCH_INTERVAL_MS = 60_000;
+export const TOUCH_INTERVAL_MS = 60_000;
 /**
  * How far last_used_at may be behind a key's latest use, in seconds: a use within the interval is
  * not written, and one answered from the isolate's cache is not seen at all.
