@@ -1,5 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import operationsMd from "../docs/operations.md?raw";
+import scalingMd from "../docs/scaling.md?raw";
+import securityMd from "../docs/security.md?raw";
 import { createApp } from "../src/app";
 import { createDb } from "../src/db/client";
 import { listEvents } from "../src/db/events";
@@ -72,6 +75,12 @@ async function fixture() {
   const wallets = [wallet, ...(await Promise.all([1, 2, 3, 4].map(() => makeWallet(admin))))];
   return { admin, user, wallet, wallets };
 }
+
+// The docs quote these measurements: each is held to the sentence that quotes it, so a route whose
+// cost moves fails here until the sentence follows. Wrapped lines read as one.
+const WORDS = ["none", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const quoted = (doc: string, figure: string) =>
+  expect(doc.replace(/\s+/g, " ").includes(figure), figure).toBe(true);
 
 const creditBody = (user: TestUser, wallet: string) => () => ({
   user_id: user.id,
@@ -185,6 +194,12 @@ describe("D1 cost per route", () => {
         });
       }
     }
+    const signIn = table["POST /users/login"]!.roundTrips;
+    quoted(securityMd, `A sign-in is ${WORDS[signIn]} D1 round trips`);
+    quoted(
+      operationsMd,
+      `checks that each route it lists, the money routes and the common reads and writes, takes ${WORDS[table["POST /credits"]!.roundTrips]} once the isolate is warm`,
+    );
     // The figures BENCHMARKS.md quotes, which
     // `npx vitest run test/d1-budget.test.ts --silent=false` prints: console.info, since a passing
     // test's console.log lines stay in the runtime (test/held-logs.ts).
@@ -214,6 +229,7 @@ describe("D1 cost per route", () => {
     });
     expect(batch.res.status).toBe(200);
     expect(batch.roundTrips).toBe(3);
+    quoted(operationsMd, `a batch's reversal ${WORDS[batch.roundTrips]})`);
   });
 
   it("an isolate's first credit to a wallet and a user reads both (three round trips), a new isolate's first credit also its migrations and credential", async () => {
@@ -236,17 +252,30 @@ describe("D1 cost per route", () => {
         }),
       );
       expect(res.status, res.text).toBe(200);
-      return cost.roundTrips;
+      return cost;
     };
     // Which migrations D1 holds, the session, the wallet, the user's name, then the write; an API
     // key's first use also records its last use (at most once a minute per key).
-    expect(await creditThrough(isolate(), admin.bearer, user, wallets[0]!)).toBe(5);
-    expect(await creditThrough(isolate(), key, user, wallets[0]!)).toBe(6);
+    const restarted = (await creditThrough(isolate(), admin.bearer, user, wallets[0]!)).roundTrips;
+    const withKey = (await creditThrough(isolate(), key, user, wallets[0]!)).roundTrips;
+    expect([restarted, withKey]).toEqual([5, 6]);
     const warm = isolate();
     await creditThrough(warm, admin.bearer, user, wallets[0]!);
-    expect(await creditThrough(warm, admin.bearer, await makeUser(), wallets[1]!)).toBe(3);
-    expect(await creditThrough(warm, admin.bearer, user, wallets[2]!)).toBe(2);
-    expect(await creditThrough(warm, admin.bearer, user, wallets[2]!)).toBe(1);
+    // A user's first entry in a wallet also writes its new balance row's primary key entry.
+    const first = await creditThrough(warm, admin.bearer, await makeUser(), wallets[1]!);
+    expect([first.roundTrips, first.rowsWritten]).toEqual([3, 9]);
+    expect((await creditThrough(warm, admin.bearer, user, wallets[2]!)).roundTrips).toBe(2);
+    const again = await creditThrough(warm, admin.bearer, user, wallets[2]!);
+    expect([again.roundTrips, again.rowsWritten]).toEqual([1, 8]);
+    quoted(operationsMd, `for a user it has not met logs ${WORDS[first.roundTrips]};`);
+    quoted(
+      operationsMd,
+      `so its first credit logs ${WORDS[restarted]}, ${WORDS[withKey]} with an API key`,
+    );
+    quoted(
+      operationsMd,
+      `So a credit, which inserts one entry, writes ${again.rowsWritten} rows: the entry and its indexes, its balance, its event and the balance timeline's point (BENCHMARKS.md says what each row is for); ${first.rowsWritten} for a user's first entry in a wallet`,
+    );
   });
 
   it("a sign-out takes two round trips (its session read at the primary, then ended), an unlock two, accented or not", async () => {
@@ -264,8 +293,12 @@ describe("D1 cost per route", () => {
       expect([cost.warm, cost.status]).toEqual([200, 200]);
       return cost.roundTrips;
     };
-    expect(await unlock(user)).toBe(2);
-    expect(await unlock(await makeUser("subscriber", unique("jösé")))).toBe(2);
+    const plain = await unlock(user);
+    expect([plain, await unlock(await makeUser("subscriber", unique("jösé")))]).toEqual([2, 2]);
+    quoted(
+      operationsMd,
+      `a sign-out ${WORDS[signOut.roundTrips]} (its session read at the primary, then ended), an unlock ${WORDS[plain]} (the user, then in one batch the logins`,
+    );
   });
 
   it("each money operation writes and reads a fixed budget of rows", async () => {
@@ -278,9 +311,12 @@ describe("D1 cost per route", () => {
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
     const auth = (await makeKey(admin, "read-write")).header;
     const send = async (make: () => Promise<Call>) => {
-      const { call, res, roundTrips, rowsRead, rowsWritten } = await warmCost(auth, make);
+      const { call, res, statements, roundTrips, rowsRead, rowsWritten } = await warmCost(
+        auth,
+        make,
+      );
       expect(res.status, `${call[0]} ${call[1]}: ${await res.clone().text()}`).toBe(200);
-      return { roundTrips, rowsRead, rowsWritten };
+      return { statements, roundTrips, rowsRead, rowsWritten };
     };
     // A new amount each time, so each entry's title is new: a site's credits rarely share one.
     let cents = 25;
@@ -338,11 +374,9 @@ describe("D1 cost per route", () => {
       void: { roundTrips: 2, rowsWritten: 3, rowsRead: 8 },
       reversal: { roundTrips: 2, rowsWritten: 9, rowsRead: 27 },
     };
-    const measured: Record<string, { roundTrips: number; rowsRead: number; rowsWritten: number }> =
-      {};
+    const measured: Record<string, Awaited<ReturnType<typeof send>>> = {};
     for (const [name, make] of Object.entries(operations)) {
-      const { roundTrips, rowsRead, rowsWritten } = await send(make);
-      measured[name] = { roundTrips, rowsRead, rowsWritten };
+      const { roundTrips, rowsRead, rowsWritten } = (measured[name] = await send(make));
       console.info(`d1-cost | ${name} | ${roundTrips} | ${rowsRead} | ${rowsWritten} |`);
     }
     for (const [name, { roundTrips, rowsWritten, rowsRead }] of Object.entries(measured)) {
@@ -354,6 +388,20 @@ describe("D1 cost per route", () => {
       });
       expect(rowsRead, name).toBeLessThanOrEqual(most.rowsRead);
     }
+    const { reversal, capture, void: voided, credit: credited } = measured;
+    expect([capture!.roundTrips, voided!.roundTrips]).toEqual([
+      reversal!.roundTrips,
+      reversal!.roundTrips,
+    ]);
+    quoted(
+      operationsMd,
+      `a sign-in, a reversal, a capture and a void ${WORDS[reversal!.roundTrips]}`,
+    );
+    // security.md's example of a credit's log line.
+    quoted(
+      securityMd,
+      `"d1_statements":${credited!.statements},"d1_rows_read":${credited!.rowsRead},"d1_rows_written":${credited!.rowsWritten},"d1_round_trips":${credited!.roundTrips}}`,
+    );
   });
 
   it("an entry's INSERT … SELECT binds at most 36 values (a reversal's), far below D1's 100", async () => {
@@ -401,7 +449,7 @@ describe("D1 cost per route", () => {
     });
     const reverse = (id: number) =>
       post(`/transactions/${id}/reverse`, { request_id: unique("r") });
-    expect({
+    const bound = {
       credit: credited.binds,
       debit: (await post("/debits", money("d"))).binds,
       transfer: transferred.binds,
@@ -410,7 +458,8 @@ describe("D1 cost per route", () => {
       capture: (await post(`/holds/${held.data.hold_id}/capture`)).binds,
       batch: batch.binds,
       "batch's reversal": (await post(`/batches/${batch.data.batch_id}/reverse`)).binds,
-    }).toEqual({
+    };
+    expect(bound).toEqual({
       credit: [35],
       debit: [35],
       transfer: [35, 32],
@@ -420,6 +469,10 @@ describe("D1 cost per route", () => {
       batch: [31, 31, 31, 31],
       "batch's reversal": [31, 31, 31, 31],
     });
+    quoted(
+      scalingMd,
+      `one entry's \`INSERT … SELECT\` binds at most ${Math.max(...Object.values(bound).flat())} (a reversal's; a credit's or a debit's ${bound.credit[0]}, a capture's ${bound.capture[0]}, a transfer's receiving half ${bound.transfer[1]}, a batch's entry ${bound.batch[0]})`,
+    );
   });
 
   it("a balance read costs the same after 10 and after 5,000 entries", async () => {
