@@ -9,10 +9,15 @@ import ledger from "../docs/ledger.md?raw";
 import moving from "../docs/moving-from-rimplenet.md?raw";
 import operations from "../docs/operations.md?raw";
 import scaling from "../docs/scaling.md?raw";
+import security from "../docs/security.md?raw";
+import { REFUSAL_FLOOR_MS } from "../src/auth/pace";
+import { PASSWORD_LENGTH } from "../src/auth/password";
 import { COMPAT_ROUTES } from "../src/compat";
 import { KEY_TTL_MS, SESSION_TTL_MS } from "../src/db/isolate-cache";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
 import { HISTORY_CHUNK } from "../src/db/ledger";
+import { PRUNE_PER_SIGN_IN } from "../src/db/sessions";
+import { EMAIL_MAX_LENGTH } from "../src/email-address";
 import { ENDPOINT_URL_MAX } from "../src/events/endpoint-url";
 import { MAX_ATTEMPTS, PER_RUN } from "../src/events/pump";
 import {
@@ -22,22 +27,25 @@ import {
   FRESH_AFTER_ATTEMPTS,
   NUDGE_GAP_MS,
 } from "../src/events/queue";
+import { MAX_BODY_BYTES } from "../src/http/body-limit";
+import { JSON_LIMITS } from "../src/http/decode";
 import { RETRY_S } from "../src/http/errors";
-import { AMOUNT_TEXT_MAX } from "../src/http/fields";
+import { AMOUNT_TEXT_MAX, REQUEST_ID_MAX, USERNAME_MAX } from "../src/http/fields";
 import { EXPIRY_BATCH } from "../src/ledger/holds";
 import { MAX_MINOR, MAX_STORAGE_DECIMALS } from "../src/ledger/money";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { openApiDocument } from "../src/routes/openapi";
 import {
   JWT_SECRET_MIN_LENGTH,
+  MAIL_LIMIT_PER_CLIENT_DEFAULT,
   MAIL_LIMIT_PER_CLIENT_MAX,
   WEBHOOK_LEASE_S_MAX,
   WEBHOOK_LEASE_S_MIN,
   WEBHOOK_SECRET_KEY_MIN_LENGTH,
 } from "../src/settings";
-import { KNOWN_ADDRESS_MS } from "../src/throttle/account-policy";
+import { KNOWN_ADDRESS_MS, KNOWN_ADDRESSES_MAX } from "../src/throttle/account-policy";
 import { HISTORY_LEASE_MS } from "../src/throttle/history-gate";
-import { BACKOFF_MEMORY_MS, DAY_MS } from "../src/throttle/policy";
+import { BACKOFF_MEMORY_MS, DAY_MS, HELD_MS, POLICIES } from "../src/throttle/policy";
 import { MAX_OPERATIONS } from "../src/wallet/batches";
 import { FEED_LIMITS } from "../src/wallet/events";
 import { DEFAULT_HOLD_S, EXPIRY_STATEMENTS, MAX_HOLD_S } from "../src/wallet/holds";
@@ -181,5 +189,40 @@ describe("figures the docs quote", () => {
       `the replica lag plus the ${SESSION_TTL_MS / 1000} s the isolate caches a session's state, but writing only for those ${SESSION_TTL_MS / 1000} s`,
     ])
       expect(flat.includes(figure), `scaling.md: ${figure}`).toBe(true);
+  });
+
+  it("security.md gives the throttle, cache, session and input limits the code has", () => {
+    const flat = security.replace(/\s+/g, " ");
+    const min = (ms: number) => ms / 60_000;
+    const { pair, account, address } = POLICIES;
+    const money = /^simple = \{ limit = (\d+), period = (\d+) \}$/m.exec(wranglerToml);
+    // Words the doc uses: "an hour", "a minute".
+    expect([pair.maxLockMs, account.maxLockMs, Number(money?.[2])]).toEqual([
+      3_600_000, 3_600_000, 60,
+    ]);
+    for (const figure of [
+      `| ${pair.limit} failures within ${min(pair.windowMs)} minutes (counted afresh after each lock) | that address only, ${pair.lockMs / 1000} s, doubling on each lock that follows (${(2 * pair.lockMs) / 1000} s, ${(4 * pair.lockMs) / 1000} s, … up to 1 hour) |`,
+      `| ${account.limit} failures within ${min(account.windowMs)} minutes (counted afresh after each lock) | every address it does not know, ${account.lockMs / 1000} s doubling up to 1 hour;`,
+      `| ${address.limit} failures within ${min(address.windowMs)} minutes, over any accounts | that address, for every account, ${min(address.lockMs)} minutes |`,
+      `remembered for ${KNOWN_ADDRESS_MS / DAY_MS} days after its last good sign-in there, at most the ${KNOWN_ADDRESSES_MAX} most recent`,
+      `counts reserved in the last ${HELD_MS} ms (\`HELD_MS\``,
+      `\`REFUSAL_FLOOR_MS\` = ${REFUSAL_FLOOR_MS} ms after the check began`,
+      `mails an hour over every address (${MAIL_LIMIT_PER_CLIENT_DEFAULT.toLocaleString("en-US")} by default)`,
+      `\`SESSION_TTL_MS\` = ${SESSION_TTL_MS / 1000} s (\`src/db/isolate-cache.ts\`, beside the API keys' \`KEY_TTL_MS\` = ${KEY_TTL_MS / 1000} s)`,
+      `once per ${SESSION_TTL_MS / 1000} s per isolate otherwise`,
+      `Each sign-in deletes up to ${PRUNE_PER_SIGN_IN} (\`PRUNE_PER_SIGN_IN\``,
+      `Each user may make ${Number(money?.[1]).toLocaleString("en-US")} money requests a minute`,
+      `simple = { limit = ${money?.[1]}, period = ${money?.[2]} }`,
+      `retry in ${RETRY_S} seconds with the same request_id"}}\`, with \`Retry-After: ${RETRY_S}\``,
+      `| body size | ${MAX_BODY_BYTES / 1024} KiB,`,
+      `{"body":"at most ${MAX_BODY_BYTES} bytes"}`,
+      `| JSON nesting | ${JSON_LIMITS.depth} levels of objects and arrays |`,
+      `| JSON object or array | ${JSON_LIMITS.members.toLocaleString("en-US")} members each |`,
+      `| JSON number literal | ${JSON_LIMITS.numberChars} characters`,
+      `| amount | ${AMOUNT_TEXT_MAX} characters; at most ${MAX_MINOR.toLocaleString("en-US")} minor units |`,
+      `| \`request_id\` | 1 to ${REQUEST_ID_MAX} characters,`,
+      `username ${USERNAME_MAX}, e-mail ${EMAIL_MAX_LENGTH}, password ${PASSWORD_LENGTH.max} (and at least ${PASSWORD_LENGTH.min}),`,
+    ])
+      expect(flat.includes(figure), `security.md: ${figure}`).toBe(true);
   });
 });
