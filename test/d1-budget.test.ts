@@ -230,6 +230,7 @@ describe("D1 cost per route", () => {
     expect(batch.res.status).toBe(200);
     expect(batch.roundTrips).toBe(3);
     quoted(operationsMd, `a batch's reversal ${WORDS[batch.roundTrips]})`);
+    quoted(scalingMd, `one to ${WORDS[batch.roundTrips]} round trips once warm`);
   });
 
   it("an isolate's first credit to a wallet and a user reads both (three round trips), a new isolate's first credit also its migrations and credential", async () => {
@@ -267,6 +268,7 @@ describe("D1 cost per route", () => {
     expect((await creditThrough(warm, admin.bearer, user, wallets[2]!)).roundTrips).toBe(2);
     const again = await creditThrough(warm, admin.bearer, user, wallets[2]!);
     expect([again.roundTrips, again.rowsWritten]).toEqual([1, 8]);
+    quoted(scalingMd, `${WORDS[withKey]} at most for a new isolate's first credit with an API key`);
     quoted(operationsMd, `for a user it has not met logs ${WORDS[first.roundTrips]};`);
     quoted(
       operationsMd,

@@ -185,6 +185,7 @@ describe("figures the docs quote", () => {
     const flat = scaling.replace(/\s+/g, " ");
     for (const figure of [
       `starts no delivery past ${D1_CALL_BUDGET} in one call`,
+      `which makes one more per ${HISTORY_CHUNK} entries, would reach it, past ${(HISTORY_CHUNK * 1000).toLocaleString("en-US")} entries`,
       `the replica lag plus the ${KEY_TTL_MS / 1000} s the isolate caches verified keys, but writing only for those ${KEY_TTL_MS / 1000} s`,
       `the replica lag plus the ${SESSION_TTL_MS / 1000} s the isolate caches a session's state, but writing only for those ${SESSION_TTL_MS / 1000} s`,
     ])
