@@ -4,9 +4,11 @@
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { unseal } from "../src/auth/sealed";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { refusalText } from "../src/console/api";
-import { back, PER_PAGE } from "../src/console/page";
+import { back, PER_PAGE, SECRET_PURPOSE } from "../src/console/page";
+import { ASKED_PURPOSE } from "../src/console/user-money";
 import { ApiError } from "../src/http/errors";
 import {
   consoleOf,
@@ -1723,4 +1725,45 @@ describe("a refusal in the console's words", () => {
       "invalid input: bad day; bad day",
     );
   });
+});
+
+describe("what an earlier deploy sealed", () => {
+  // Sealed once with the code of the time (AES-GCM under HKDF-SHA-256 of JWT_SECRET, for each
+  // purpose) and kept as written: a change to a purpose or to how it is sealed would turn every
+  // confirmation address and every new secret's cookie in flight at a deploy into nothing.
+  const key = "a JWT secret an earlier deploy sealed with";
+  const session = "5ea1ed0c0de5ea1ed0c0de5ea1ed0c0de5ea1ed0c0de5ea1ed0c0de5ea1ed0c0";
+  const sealed = {
+    "confirmation address": [
+      ASKED_PURPOSE,
+      "v1:57o5JNERkJmhTd1A:Ys+ZV2g7QEVp3mmxdilRPr3dLlwTq6RLaf5vRTxcVEeiau6P54Wp0QFk78g236YFSzXr22gjmLOrp15EoP1K+gIUW7IiTgWxMizJAj3n1CSYDAbWQsC9Az6K4DET1hqK7SywcwKFD/Y+xhyXrlOwBR7jPWCOPdr1IGUWMay/ZlACtb/OA0cR2DVtnHRx6oQnJr/7B2w3Kce6OuWJpQl7E2Ndii9nyUvCFxM+8b0sD+Sz/ElX26oC+cCzORebEHmzh1nLqhur+sfDouEqsSPL2w66rQU=",
+      {
+        session,
+        userId: 42,
+        fields: {
+          to_user_id: "43",
+          wallet_id: "usd",
+          amount: "2.75",
+          note: "rent",
+          request_id: "sealed-before",
+        },
+      },
+    ],
+    "new secret's cookie": [
+      SECRET_PURPOSE,
+      "v1:vvZVk0zqU5SO/jOk:DUBd3CThz3YB7QZ5hPlZAmiT8WCLDx7ZgVjpBNz1UwrxccURVcP7HbZz8cUjSRT1Wze3FzvmDwp+Rkh2sJLZRjcGwDUplCDLMl8Rnls26cwtFbuXEk/c9UcfB0d6U8v6H16QqA5TRSS/tLuHZ3BFojZSmx6MEimNQuxc03aqiB6LdM4u+WpH7NRZFQ==",
+      { session, shown: { key: "wk_YW4gZWFybGllciBkZXBsb3k" } },
+    ],
+  } as const;
+
+  it.each(Object.entries(sealed))(
+    "opens a %s an earlier deploy sealed, under its own purpose only",
+    async (_, [purpose, stored, held]) => {
+      expect(JSON.parse((await unseal(stored, key, purpose)) ?? "null")).toEqual(held);
+      expect(await unseal(stored, `${key}!`, purpose)).toBeNull();
+      // Each purpose has a key of its own: what one seals the other cannot open.
+      const other = purpose === ASKED_PURPOSE ? SECRET_PURPOSE : ASKED_PURPOSE;
+      expect(await unseal(stored, key, other)).toBeNull();
+    },
+  );
 });

@@ -87,7 +87,7 @@ export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
 /** A secret's cookie, one per page that shows secrets, so two tabs' new credentials both wait. */
 const secretCookie = (page: string) =>
   `wallet_admin_secret_${page.slice(page.lastIndexOf("/") + 1)}`;
-const SECRET_PURPOSE = "wallet-ledger console secret shown once v1";
+export const SECRET_PURPOSE = "wallet-ledger console secret shown once v1";
 
 /**
  * A redirect to the page that shows a new credential's secret once (an API key, a webhook's signing

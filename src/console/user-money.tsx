@@ -119,7 +119,7 @@ async function movedBefore(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
   return seen.ok && seen.value;
 }
 
-const ASKED_PURPOSE = "wallet-ledger console transfer asked v1";
+export const ASKED_PURPOSE = "wallet-ledger console transfer asked v1";
 
 /**
  * A transfer form as its user's page sends it, before any money moves: a redirect (303) to its
