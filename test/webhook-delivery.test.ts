@@ -125,6 +125,31 @@ describe("the consumer's pump", () => {
     expect(ids).toEqual([...new Set(ids)].sort((a, b) => a - b));
   });
 
+  it(`a run that meets a page cut by its data still delivers at most ${PER_RUN} events`, async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created,user.created");
+    // Two events of 2.5 million characters (users of a very long name): the run's first page holds
+    // those two alone (a page ends at about 4 MB of data), so its later pages of 20 do not end at
+    // PER_RUN.
+    await env.DB.batch(
+      Array.from({ length: 2 }, () =>
+        env.DB.prepare(
+          `INSERT INTO events (type, subject, data, created_at_ms)
+           VALUES ('user.created', '0', json_object('id', 0, 'username', hex(zeroblob(1250000)),
+             'email', 'x@example.test', 'first_name', '', 'last_name', '', 'role', 'subscriber',
+             'registered_at_ms', 0), 0)`,
+        ),
+      ),
+    );
+    await appendHistory(user.id, wallet, PER_RUN);
+    const { got, outbound } = receiver();
+    const deps = pumpDeps(outbound, Date.now);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "more" });
+    expect(got).toHaveLength(PER_RUN);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got).toHaveLength(PER_RUN + 2);
+  });
+
   it("starts one delivery however spent its consumer's budget, so every endpoint of a batch gets on", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");

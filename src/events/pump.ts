@@ -114,7 +114,8 @@ async function deliverLeased(
   let sent = 0;
   let unsited = false;
   run: while (sent < PER_RUN) {
-    const page = await listEvents(db, cursor, PAGE, endpoint.eventTypes);
+    // No more than the run has left, so each page's events can all be delivered in it.
+    const page = await listEvents(db, cursor, Math.min(PAGE, PER_RUN - sent), endpoint.eventTypes);
     if (page.length === 0) break;
     for (const event of page) {
       if (sent > 0 && spent()) break run;
@@ -129,7 +130,6 @@ async function deliverLeased(
       cursor = event.id;
       attempts = 0;
       sent++;
-      if (sent >= PER_RUN) break run;
     }
   }
   await releaseEndpoint(db, endpointId, token);
