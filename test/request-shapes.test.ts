@@ -352,6 +352,7 @@ function bodyShapes(f: Fields, names: string[]): Shape[] {
     },
     { name: "ct upper", headers: { "Content-Type": "APPLICATION/JSON" }, body: json(f) },
     { name: "ct +json", headers: { "Content-Type": "application/x+json" }, body: json(f) },
+    { name: "ct +json broken", headers: { "Content-Type": "application/x+json" }, body: '{"a":' },
     {
       name: "ct form charset",
       headers: { "Content-Type": "application/x-www-form-urlencoded; charset=latin1" },
@@ -601,6 +602,7 @@ describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
     async (_, route) => {
       const anomalies: Anomaly[] = [];
       const neverServed: string[] = [];
+      const notJson: string[] = [];
       // A hold resolves once: this sweep's own, whatever another sweep resolved before it.
       if (!plugin && route.path.startsWith("/holds/{id}"))
         holdIds = { capture: await placeHold(), other: await placeHold() };
@@ -609,6 +611,7 @@ describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
       const count = bodyShapes(fields(route, plugin), namesOf(route, plugin)).length;
       let served = false;
       let plain = "";
+      let asJson = 0;
       for (let i = 0; i < count; i++) {
         // Fresh fields (a new request_id, username, wallet id) for every request.
         const f = fields(route, plugin);
@@ -617,11 +620,24 @@ describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
         const res = await sweep(anomalies, where, route.method, path, shape, await authFor(route));
         if (shape.name === "query fields") plain = res.text.slice(0, 300);
         served ||= res.status < 300;
+        // A `+json` type is JSON: its body's fields (a number, a list, which only JSON carries)
+        // are answered as under `application/json` (`ct upper`), and a body that does not parse
+        // is WordPress's rest_invalid_json (but on the namespace's index, which reads no body).
+        if (shape.name === "ct upper") asJson = res.status;
+        if (shape.name === "ct +json" && Object.keys(f).length > 0 && res.status !== asJson)
+          notJson.push(`${where}: ${res.status}, not ${asJson} ${res.text.slice(0, 200)}`);
+        if (
+          shape.name === "ct +json broken" &&
+          route !== INDEX &&
+          (res.status !== 400 || !res.text.includes('"rest_invalid_json"'))
+        )
+          notJson.push(`${where}: ${res.status} ${res.text.slice(0, 200)}`);
       }
       // The sweep reached past validation: a route sent its plain fields served some shape.
       if (mustServe && !served) neverServed.push(`${route.method} ${path}: ${plain}`);
       expect(anomalies).toEqual([]);
       expect(neverServed).toEqual([]);
+      expect(notJson).toEqual([]);
     },
   );
 });
