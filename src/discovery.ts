@@ -5,6 +5,7 @@ import { COMPAT_ROUTES } from "./compat";
 import { BASE as CONSOLE } from "./console/session";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
+import { readParams } from "./http/params";
 import { NAMESPACE } from "./http/rest-index";
 import { namespaceRoutes } from "./http/route";
 import { siteUrl } from "./http/site";
@@ -12,8 +13,10 @@ import { ROUTES } from "./routes";
 import { REFERENCE } from "./routes/openapi";
 import { compatNamespace } from "./settings";
 
+// Each reads its request though it takes nothing, as every route does: a broken JSON body is 400.
 export const discovery = new Hono<AppEnv>()
-  .get("/", (c) => {
+  .get("/", async (c) => {
+    await readParams(c, "", true);
     const base = siteUrl(c);
     const compat = compatNamespace(c.env);
     const compatName = compat === null ? null : `${compat}/v1`;
@@ -34,6 +37,7 @@ export const discovery = new Hono<AppEnv>()
       },
     });
   })
-  .get(`/${NAMESPACE}`, (c) =>
-    send(c, 200, { namespace: NAMESPACE, routes: namespaceRoutes(NAMESPACE, ROUTES) }),
-  );
+  .get(`/${NAMESPACE}`, async (c) => {
+    await readParams(c, "", true);
+    return send(c, 200, { namespace: NAMESPACE, routes: namespaceRoutes(NAMESPACE, ROUTES) });
+  });

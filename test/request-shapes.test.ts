@@ -12,6 +12,7 @@ import { GUARDED } from "./compat-helpers";
 import {
   call,
   credit,
+  INVALID_JSON,
   type Json,
   makeAdmin,
   makeUser,
@@ -596,6 +597,16 @@ describe("the sweep's samples", () => {
   });
 });
 
+describe("the site's index, /wp-json/", () => {
+  it("reads its request as every route does: a broken JSON body is 400", async () => {
+    const shape = { name: "broken", headers: { "Content-Type": "application/json" }, body: "{" };
+    const broken = await send("GET", "/wp-json/", shape, undefined);
+    expect([broken.status, broken.text]).toEqual([400, JSON.stringify(INVALID_JSON)]);
+    const fine = await send("GET", "/wp-json/", { ...shape, body: "{}" }, undefined);
+    expect(fine.status).toBe(200);
+  });
+});
+
 describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
   it.each(eachRoute(routes))(
     "%s answers every body shape below 500 in an envelope, writing nothing when refused",
@@ -622,13 +633,12 @@ describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
         served ||= res.status < 300;
         // A `+json` type is JSON: its body's fields (a number, a list, which only JSON carries)
         // are answered as under `application/json` (`ct upper`), and a body that does not parse
-        // is WordPress's rest_invalid_json (but on the namespace's index, which reads no body).
+        // is WordPress's rest_invalid_json, on the namespace's index too.
         if (shape.name === "ct upper") asJson = res.status;
         if (shape.name === "ct +json" && Object.keys(f).length > 0 && res.status !== asJson)
           notJson.push(`${where}: ${res.status}, not ${asJson} ${res.text.slice(0, 200)}`);
         if (
           shape.name === "ct +json broken" &&
-          route !== INDEX &&
           (res.status !== 400 || !res.text.includes('"rest_invalid_json"'))
         )
           notJson.push(`${where}: ${res.status} ${res.text.slice(0, 200)}`);
