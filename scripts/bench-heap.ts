@@ -1,5 +1,6 @@
 // `npm run bench:heap`: the worker isolate's JS heap while a slow client reads a
-// whole history (GET /transactions without paging, streamed 500 entries per D1 read), for histories
+// whole history (GET /transactions without paging, streamed by D1 reads of 500 entries, then of
+// twice as many each up to 4,000: db/client.ts keysetChunks), for histories
 // of 10,000, 100,000 and 200,000 entries of one user. The heaps are read from V8 through DevTools
 // inspectors (scripts/bench/inspector.ts): the worker's, and local D1's isolate's. Beside them, the
 // resident memory of the two workerd processes `wrangler dev` runs (scripts/bench/workerd-memory.ts):

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import api from "../docs/api.md?raw";
 import configuration from "../docs/configuration.md?raw";
 import deploying from "../docs/deploying.md?raw";
+import errors from "../docs/errors.md?raw";
 import events from "../docs/events.md?raw";
 import ledger from "../docs/ledger.md?raw";
 import moving from "../docs/moving-from-rimplenet.md?raw";
@@ -13,6 +14,7 @@ import security from "../docs/security.md?raw";
 import { REFUSAL_FLOOR_MS } from "../src/auth/pace";
 import { PASSWORD_LENGTH } from "../src/auth/password";
 import { COMPAT_ROUTES } from "../src/compat";
+import { D1_CALL_BUDGET, KEYSET_CHUNK_MAX } from "../src/db/client";
 import { KEY_TTL_MS, SESSION_TTL_MS } from "../src/db/isolate-cache";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
 import { HISTORY_CHUNK } from "../src/db/ledger";
@@ -21,7 +23,6 @@ import { EMAIL_MAX_LENGTH } from "../src/email-address";
 import { ENDPOINT_URL_MAX } from "../src/events/endpoint-url";
 import { MAX_ATTEMPTS, PER_RUN } from "../src/events/pump";
 import {
-  D1_CALL_BUDGET,
   DRAIN_BUDGET_MS,
   FAULT_RETRY_S,
   FRESH_AFTER_ATTEMPTS,
@@ -50,6 +51,7 @@ import { MAX_OPERATIONS } from "../src/wallet/batches";
 import { FEED_LIMITS } from "../src/wallet/events";
 import { DEFAULT_HOLD_S, EXPIRY_STATEMENTS, MAX_HOLD_S } from "../src/wallet/holds";
 import { TOUCH_INTERVAL_MS } from "../src/wallet/key-principal";
+import { WHOLE_READ_MAX } from "../src/wallet/transactions";
 import { WEBHOOK_LIMITS } from "../src/wallet/webhooks";
 import wranglerToml from "../wrangler.toml?raw";
 
@@ -72,7 +74,14 @@ describe("figures the docs quote", () => {
     const days = (s: number) => s / 86_400;
     for (const figure of [
       `a total can (after turnover past ${MAX_MINOR.toLocaleString("en-US")} units)`,
-      `It is streamed: ${HISTORY_CHUNK} entries are read at a time`,
+      `It is streamed: ${HISTORY_CHUNK} entries are read first, then twice as many each read up to ${KEYSET_CHUNK_MAX.toLocaleString("en-US")}`,
+      `the Worker reads ${HISTORY_CHUNK} entries first`,
+      `then twice as many each read up to ${KEYSET_CHUNK_MAX.toLocaleString("en-US")}, and sends each chunk`,
+      `**At most ${WHOLE_READ_MAX.toLocaleString("en-US")} entries whole.**`,
+      `keeps to ${D1_CALL_BUDGET} of them (the rest is for the request's other queries), which hold ${WHOLE_READ_MAX.toLocaleString("en-US")} entries`,
+      `"a whole history sends at most ${WHOLE_READ_MAX.toLocaleString("en-US")} entries: page with per_page (1-100) and page"`,
+      `"a CSV statement sends at most ${WHOLE_READ_MAX.toLocaleString("en-US")} entries: narrow from and to`,
+      `a whole history of more than ${WHOLE_READ_MAX.toLocaleString("en-US")} entries → 400`,
       `a statement of more than ${HISTORY_CHUNK} entries is sent one at a time per caller`,
       `A history of more than ${HISTORY_CHUNK} matching entries`,
       `ends by itself after ${HISTORY_LEASE_MS / 1000} s`,
@@ -185,11 +194,22 @@ describe("figures the docs quote", () => {
     const flat = scaling.replace(/\s+/g, " ");
     for (const figure of [
       `starts no delivery past ${D1_CALL_BUDGET} in one call`,
-      `which makes one more per ${HISTORY_CHUNK} entries, would reach it, past ${(HISTORY_CHUNK * 1000).toLocaleString("en-US")} entries`,
+      `it reads ${HISTORY_CHUNK} entries first, then twice as many each read up to ${KEYSET_CHUNK_MAX.toLocaleString("en-US")}, so ${D1_CALL_BUDGET} reads hold ${WHOLE_READ_MAX.toLocaleString("en-US")} entries`,
       `the replica lag plus the ${KEY_TTL_MS / 1000} s the isolate caches verified keys, but writing only for those ${KEY_TTL_MS / 1000} s`,
       `the replica lag plus the ${SESSION_TTL_MS / 1000} s the isolate caches a session's state, but writing only for those ${SESSION_TTL_MS / 1000} s`,
     ])
       expect(flat.includes(figure), `scaling.md: ${figure}`).toBe(true);
+  });
+
+  it("errors.md and security.md give the most entries a whole read sends", () => {
+    const max = WHOLE_READ_MAX.toLocaleString("en-US");
+    for (const figure of [
+      `also a whole history of more than ${max} entries: \`{"per_page":"a whole history sends at most ${max} entries:`,
+      `a CSV of more than ${max} entries: \`{"format":"a CSV statement sends at most ${max} entries:`,
+    ])
+      expect(errors.replace(/\s+/g, " ").includes(figure), `errors.md: ${figure}`).toBe(true);
+    const inSecurity = `streams a history of up to ${max} entries in bounded memory (at most ${KEYSET_CHUNK_MAX.toLocaleString("en-US")} a read;`;
+    expect(security.replace(/\s+/g, " "), "security.md").toContain(inSecurity);
   });
 
   it("security.md gives the throttle, cache, session and input limits the code has", () => {

@@ -71,14 +71,49 @@ export function inRuns<T>(values: readonly T[], size = MAX_BOUND_VALUES): T[][] 
 }
 
 /**
- * Rows a chunk at a time: `first`, then each chunk `next` reads after the last row of the one
- * before (a keyset read), until a chunk comes short.
+ * D1 calls one Worker invocation spends in a loop that may run long (a whole history's or
+ * statement's reads, the webhook consumer's deliveries). Workers Paid allows an invocation 1,000
+ * D1 queries (Cloudflare's D1 limits), and past them every call fails; the rest is for the
+ * request's other calls (a few: test/d1-budget.test.ts) and what a loop makes once it is spent.
  */
-export async function* keysetChunks<R>(first: R[], size: number, next: (last: R) => Promise<R[]>) {
-  for (let rows = first; rows.length > 0; rows = await next(rows.at(-1)!)) {
+export const D1_CALL_BUDGET = 800;
+
+/**
+ * The most rows one keyset read asks for. Each read asks for twice the rows of the one before, up
+ * to this: a long read takes few queries (D1_CALL_BUDGET), and holds at most this many rows, and
+ * their text, at a time (BENCHMARKS.md#memory-of-the-history-stream).
+ */
+export const KEYSET_CHUNK_MAX = 4_000;
+
+/** Rows the keyset read after one of `size` rows asks for. */
+const grown = (size: number) => Math.max(size, Math.min(2 * size, KEYSET_CHUNK_MAX));
+
+/**
+ * Rows a chunk at a time: `first` (read asking for `size` rows), then each chunk `next` reads after
+ * the last row of the one before (a keyset read), asking for more rows each time (`grown`), until a
+ * chunk comes short. The next chunk is read only once the one before is taken.
+ */
+export async function* keysetChunks<R>(
+  first: R[],
+  size: number,
+  next: (last: R, size: number) => Promise<R[]>,
+) {
+  for (let rows = first, asked = size; rows.length > 0; ) {
     yield rows;
-    if (rows.length < size) return;
+    if (rows.length < asked) return;
+    asked = grown(asked);
+    rows = await next(rows.at(-1)!, asked);
   }
+}
+
+/**
+ * The most rows keysetChunks reads in `reads` reads, the first asking for `first`: one less than
+ * the reads can hold, since a read that comes full is followed by another.
+ */
+export function keysetRowsWithin(first: number, reads: number) {
+  let rows = 0;
+  for (let i = 0, size = first; i < reads; i++, size = grown(size)) rows += size;
+  return rows - 1;
 }
 
 /** The D1 binding behind a handle: what per-isolate state (caches, group commit) is keyed by. */

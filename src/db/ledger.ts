@@ -316,14 +316,18 @@ export function searchEntries(db: Db, s: MetaSearch) {
     .offset(s.offset);
 }
 
-/** Rows per read of a whole history: a few hundred kilobytes of JSON at a time. */
+/**
+ * Rows of a whole history's first read (a few hundred kilobytes of JSON, so its first bytes come
+ * soon); the reads after it ask for more (db/client.ts keysetChunks).
+ */
 export const HISTORY_CHUNK = 500;
 
 /**
  * All of a user's filtered entries, in order, a chunk at a time: the first chunk, the total and the
  * checks in one round trip, then one read per chunk after the last row seen (keyset, through the
- * (user, date, id) index). Bounded by the newest entry at the start, so an entry written meanwhile
- * is not in it and the rows always add up to `total`: entries never change once written.
+ * (user, date, id) index), each larger than the one before up to a cap (keysetChunks). Bounded by
+ * the newest entry at the start, so an entry written meanwhile is not in it and the rows always add
+ * up to `total`: entries never change once written.
  */
 export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "desc") {
   const direction = order === "asc" ? asc : desc;
@@ -340,12 +344,12 @@ export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "d
   ]);
   const lastId = totals[0]?.lastId ?? 0;
   const past = order === "asc" ? sql`>` : sql`<`;
-  const chunks = keysetChunks(first, HISTORY_CHUNK, ({ entry }) => {
+  const chunks = keysetChunks(first, HISTORY_CHUNK, ({ entry }, size) => {
     const after = sql`(${transactions.createdAtS}, ${transactions.id}) ${past} (${entry.createdAtS}, ${entry.id})`;
     return entryWithWallet(db)
       .where(and(where, lte(transactions.id, lastId), after))
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
-      .limit(HISTORY_CHUNK);
+      .limit(size);
   });
   return { total: totals[0]?.n ?? 0, ...found(totals[0]), chunks };
 }

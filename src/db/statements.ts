@@ -102,7 +102,8 @@ export async function readStatement(
 /**
  * The statement's rows after `after`, a chunk at a time (keyset on the timeline's index), up to the
  * newest point its head counted: an entry written meanwhile is not in it, so the rows always add up
- * to the head's totals.
+ * to the head's totals. `chunk`: the rows the head's read asked for (the reads after it ask for
+ * more: keysetChunks).
  */
 export const statementChunks = (
   db: Db,
@@ -111,9 +112,7 @@ export const statementChunks = (
   lastSeq: number,
   chunk: number,
 ) =>
-  keysetChunks(first, chunk, (last) => {
+  keysetChunks(first, chunk, (last, size) => {
     const after = sql`(${balanceTimeline.atS}, ${balanceTimeline.seq}) > (${last.atS}, ${last.seq})`;
-    return statementRows(db, and(inRange(r), lte(balanceTimeline.seq, lastSeq), after)).limit(
-      chunk,
-    );
+    return statementRows(db, and(inRange(r), lte(balanceTimeline.seq, lastSeq), after)).limit(size);
   });

@@ -2,7 +2,7 @@
 // commits, the cron nudges every endpoint still behind, and the consumer delivers. A nudge is only
 // "endpoint N has work"; duplicates and losses are harmless (the consumer reads the work from the
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
-import { bindingOf, createDb, errorText, inRuns } from "../db/client";
+import { bindingOf, createDb, D1_CALL_BUDGET, errorText, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import { migratedOnce, NOT_MIGRATED } from "../db/health";
 import { meterD1 } from "../db/meter";
@@ -35,15 +35,6 @@ export const DRAIN_BUDGET_MS = 10_000;
 
 /** How long a message whose run failed on D1 or the queue waits before the queue retries it. */
 export const FAULT_RETRY_S = 5;
-
-/**
- * Calls to D1 after which one consumer call starts no delivery and hands the rest on, as after
- * DRAIN_BUDGET_MS. Workers Paid allows an invocation 1,000, and past them every call fails: a
- * delivery made would go unrecorded (and be sent again), its endpoint's lease stay taken. Each
- * endpoint of the batch (wrangler.toml's max_batch_size, 10) may make a few more once it is spent:
- * the delivery under way, and letting its lease go.
- */
-export const D1_CALL_BUDGET = 800;
 
 /**
  * Endpoints one consumer call delivers to side by side (a delivery each at most). A Worker invocation
@@ -279,6 +270,9 @@ export async function consumeNudges(
   const meter = meterD1(deps.db.$client);
   const metered = { ...deps, db: createDb(meter.db) };
   const untilMs = deps.nowMs() + DRAIN_BUDGET_MS;
+  // Past D1_CALL_BUDGET a delivery made would go unrecorded (D1's calls fail: it would be sent
+  // again) and its endpoint's lease stay taken. Each endpoint of the batch (max_batch_size, 10) may
+  // make a few calls once it is spent: the delivery under way, and letting its lease go.
   const spent = () => deps.nowMs() >= untilMs || meter.cost.roundTrips >= D1_CALL_BUDGET;
   const unsited: number[] = [];
   const drain = async ([endpointId, [first, ...rest]]: [number, Message<Nudge>[]]) => {

@@ -74,12 +74,24 @@ export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
   return { ...head, wallet: head.wallet, range };
 }
 
+/** Rows of a whole statement's first read: the head's page when it is read whole. */
+export const STATEMENT_CHUNK = HISTORY_CHUNK;
+
+/** A CSV statement too long to send whole: its JSON pages, or a shorter range, hold it. */
+const TOO_LONG = {
+  field: "format",
+  why: (max: string) =>
+    `a CSV statement sends at most ${max} entries: narrow from and to, or page the JSON with per_page and page`,
+};
+
 /** Every entry of the statement, a chunk at a time from its head's rows, gated as a history is. */
 export const wholeStatement = (ctx: ServiceContext, s: Statement) =>
-  gated(ctx, s.count, statementChunks(ctx.db, s.range, s.rows, s.lastSeq, HISTORY_CHUNK));
-
-/** Rows per read of a whole statement: the head's page when it is read whole. */
-export const STATEMENT_CHUNK = HISTORY_CHUNK;
+  gated(
+    ctx,
+    s.count,
+    statementChunks(ctx.db, s.range, s.rows, s.lastSeq, STATEMENT_CHUNK),
+    TOO_LONG,
+  );
 
 /** ISO 8601 in whole seconds; years outside 0000-9999 in the expanded form (`-000001-12-31T…`). */
 const isoInstant = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -1,6 +1,7 @@
 // Reading entries, for every dialect: one by id, a user's history (a page, or the whole of it as
 // chunks), the plugin's lists by kind and its post-meta search. Each verb checks who may read what
 // first; the rows come back as stored and each dialect words them (wallet/rules.ts).
+import { D1_CALL_BUDGET, keysetRowsWithin } from "../db/client";
 import {
   type EntryFilter,
   type EntryKind,
@@ -55,12 +56,34 @@ export async function historyPage(
 }
 
 /**
- * A whole read of `total` rows, as chunks read one after another. One longer than a chunk is read
- * one at a time per caller (the caller's gate, across isolates, so that one caller's parallel long
- * streams cannot starve everyone's reads), refused `history_busy` while another of the caller's is
- * under way; `release` ends the turn once the chunks are sent.
+ * The most entries one whole read (a history, a CSV statement) sends: what its chunks, from a first
+ * of HISTORY_CHUNK, hold in D1_CALL_BUDGET reads. Past it the request's D1 queries would run out
+ * midway (Workers Paid allows 1,000) and cut the answer after its 200.
  */
-export async function gated<T>(ctx: ServiceContext, total: number, chunks: AsyncIterable<T>) {
+export const WHOLE_READ_MAX = keysetRowsWithin(HISTORY_CHUNK, D1_CALL_BUDGET);
+
+/** A whole read past WHOLE_READ_MAX, refused before its first byte: the field to name, and why. */
+export type TooLong = { field: string; why: (max: string) => string };
+
+/**
+ * A whole read of `total` rows, as chunks read one after another. One of more than WHOLE_READ_MAX
+ * is refused (`tooLong`). One longer than a chunk is read one at a time per caller (the caller's
+ * gate, across isolates, so that one caller's parallel long streams cannot starve everyone's
+ * reads), refused `history_busy` while another of the caller's is under way; `release` ends the
+ * turn once the chunks are sent.
+ */
+export async function gated<T>(
+  ctx: ServiceContext,
+  total: number,
+  chunks: AsyncIterable<T>,
+  tooLong: TooLong,
+) {
+  if (total > WHOLE_READ_MAX)
+    throw new Refusal({
+      code: "invalid_field",
+      field: tooLong.field,
+      why: tooLong.why(WHOLE_READ_MAX.toLocaleString("en-US")),
+    });
   if (total <= HISTORY_CHUNK) return { chunks, release: async () => {} };
   const turn = await openHistoryGate(ctx.historyGate, caller(ctx).userId, ctx.nowMs);
   if (!turn) throw new Refusal({ code: "history_busy" });
@@ -72,7 +95,12 @@ export async function wholeHistory(ctx: ServiceContext, { order, ...query }: His
   const filter = { ...query, userId: readUserId(ctx, query.userId) };
   const history = await readHistory(ctx.db, filter, order);
   requireExisting(history, filter);
-  return { total: history.total, ...(await gated(ctx, history.total, history.chunks)) };
+  const tooLong = {
+    field: "per_page",
+    why: (max: string) =>
+      `a whole history sends at most ${max} entries: page with per_page (1-100) and page`,
+  };
+  return { total: history.total, ...(await gated(ctx, history.total, history.chunks, tooLong)) };
 }
 
 /** The plugin's lists: an administrator's page of one kind of entry, newest first, and its total. */
