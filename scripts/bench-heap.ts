@@ -1,12 +1,14 @@
 // `npm run bench:heap`: the worker isolate's JS heap while a slow client reads a
 // whole history (GET /transactions without paging, streamed by D1 reads of 500 entries, then of
-// twice as many each up to 4,000: db/client.ts keysetChunks), for histories
+// twice as many each up to 2,000: db/client.ts keysetChunks), for histories
 // of 10,000, 100,000 and 200,000 entries of one user. The heaps are read from V8 through DevTools
 // inspectors (scripts/bench/inspector.ts): the worker's, and local D1's isolate's. Beside them, the
 // resident memory of the two workerd processes `wrangler dev` runs (scripts/bench/workerd-memory.ts):
 // the runtime (the worker, local D1 and its SQLite) and the proxy in front of it. A stream that
 // keeps reading D1 ahead of a slow reader holds the history in the worker's heap; one that waits
-// for its reader holds a chunk or two, whatever the history's length.
+// for its reader holds a chunk or two, whatever the history's length. Also the runtime's CPU time
+// over the stream per entry sent (/proc, scripts/bench/cost.ts): the worker with local D1 and its
+// SQLite, and the sampling's collections, so more than the worker's own (a Worker's CPU limit).
 //
 // Each size runs on a fresh server (`wrangler dev` with its inspector, 127.0.0.1, its own process
 // group, stopped by it) over the same local state: the history is appended in SQL between runs
@@ -18,6 +20,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { groupCpuSeconds } from "./bench/cost";
 import { call } from "./bench/fixtures";
 import { connectInspector, type HeapUsage, type Inspector } from "./bench/inspector";
 import {
@@ -121,6 +124,8 @@ type Row = {
   d1: Heap | null;
   runtime: { rssBefore: number; processPeak: number; anonPeak: number; filePeak: number };
   proxy: { rssBefore: number; processPeak: number };
+  /** CPU seconds of the runtime (the worker and local D1) over the stream (cost.ts `app`). */
+  cpuSeconds: number;
   databaseBytes: number;
   bytes: number;
   seconds: number;
@@ -146,6 +151,7 @@ async function measure(stateDir: string, userId: number, entries: number): Promi
     const before: HeapUsage[] = [];
     for (const isolate of isolates) before.push(await isolate.heapAfterGc(wake));
     const memoryBefore = workerdMemory(server);
+    const cpuBefore = groupCpuSeconds(server.child.pid!, stateDir);
     const stopSampling = sampleWhile(isolates, server, wake);
     const reading = readSlowly(`${server.api}${query}`, {
       headers: { Authorization: auth },
@@ -160,6 +166,7 @@ async function measure(stateDir: string, userId: number, entries: number): Promi
         throw error;
       }),
     ]);
+    const cpuAfter = groupCpuSeconds(server.child.pid!, stateDir);
     const after: HeapUsage[] = [];
     for (const isolate of isolates) after.push(await isolate.heapAfterGc(wake));
     if (read.status !== 200) throw new Error(`the history answered ${read.status}`);
@@ -186,6 +193,7 @@ async function measure(stateDir: string, userId: number, entries: number): Promi
         filePeak: peaks.rss.runtimeFile,
       },
       proxy: { rssBefore: memoryBefore.proxy.rss, processPeak: memoryAfter.proxy.peak },
+      cpuSeconds: (cpuAfter.app ?? Number.NaN) - (cpuBefore.app ?? Number.NaN),
       databaseBytes: databaseBytes(stateDir),
       bytes: read.bytes,
       seconds: read.seconds,
@@ -258,6 +266,8 @@ function tables(rows: Row[]) {
       "database",
       "sent",
       "seconds",
+      "runtime CPU s",
+      "µs per entry",
     ],
     rows.map((r) => [
       r.entries.toLocaleString("en-US"),
@@ -269,6 +279,8 @@ function tables(rows: Row[]) {
       mb(r.databaseBytes),
       mb(r.bytes),
       r.seconds.toFixed(1),
+      r.cpuSeconds.toFixed(2),
+      ((r.cpuSeconds * 1e6) / r.entries).toFixed(1),
     ]),
   );
   return `JS heaps of the isolates, MB:\n\n${heap}\n\nworkerd processes, MB:\n\n${process}`;
@@ -303,7 +315,7 @@ await runBench(
       const row = await measure(stateDir, userId, entries);
       rows.push(row);
       log(
-        `${entries}: worker heap ${heapCells(row.worker).join(" / ")} MB, D1 heap ${heapCells(row.d1).join(" / ")} MB; runtime peak ${mb(row.runtime.processPeak)} MB, proxy peak ${mb(row.proxy.processPeak)} MB; ${mb(row.bytes)} MB in ${row.seconds.toFixed(1)} s`,
+        `${entries}: worker heap ${heapCells(row.worker).join(" / ")} MB, D1 heap ${heapCells(row.d1).join(" / ")} MB; runtime peak ${mb(row.runtime.processPeak)} MB, proxy peak ${mb(row.proxy.processPeak)} MB; ${mb(row.bytes)} MB in ${row.seconds.toFixed(1)} s, runtime CPU ${row.cpuSeconds.toFixed(2)} s`,
       );
     }
     const first = rows[0]!;

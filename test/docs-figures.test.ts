@@ -212,6 +212,20 @@ describe("figures the docs quote", () => {
     expect(security.replace(/\s+/g, " "), "security.md").toContain(inSecurity);
   });
 
+  it("api.md, deploying.md and scaling.md give the CPU time wrangler.toml asks for", () => {
+    const cpuMs = /^\[limits\]\ncpu_ms = (\d+)$/m.exec(wranglerToml)?.[1];
+    expect(cpuMs).toBeDefined();
+    for (const [name, doc] of [
+      ["api.md", api],
+      ["deploying.md", deploying],
+      ["scaling.md", scaling],
+    ] as const)
+      expect(doc.replace(/\s+/g, " "), name).toContain(`[limits] cpu_ms`);
+    expect(api.replace(/\s+/g, " ")).toContain(`\`[limits] cpu_ms = ${cpuMs}\`, the 5 minutes`);
+    expect(deploying.replace(/\s+/g, " ")).toContain(`(\`[limits] cpu_ms = ${cpuMs}\`)`);
+    expect(Number(cpuMs)).toBe(5 * 60_000);
+  });
+
   it("security.md gives the throttle, cache, session and input limits the code has", () => {
     const flat = security.replace(/\s+/g, " ");
     const min = (ms: number) => ms / 60_000;

@@ -83,7 +83,7 @@ export const D1_CALL_BUDGET = 800;
  * to this: a long read takes few queries (D1_CALL_BUDGET), and holds at most this many rows, and
  * their text, at a time (BENCHMARKS.md#memory-of-the-history-stream).
  */
-export const KEYSET_CHUNK_MAX = 4_000;
+export const KEYSET_CHUNK_MAX = 2_000;
 
 /** Rows the keyset read after one of `size` rows asks for. */
 const grown = (size: number) => Math.max(size, Math.min(2 * size, KEYSET_CHUNK_MAX));
