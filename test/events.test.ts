@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED, ON } from "./compat-helpers";
 import {
+  appendLongEvents,
   call,
   credit,
   debit,
@@ -377,16 +378,7 @@ describe("GET /events", () => {
     const admin = await makeAdmin();
     const before = await newestEvent();
     // Five events of 1.5 million characters each: users of a very long name.
-    await env.DB.batch(
-      Array.from({ length: 5 }, () =>
-        env.DB.prepare(
-          `INSERT INTO events (type, subject, data, created_at_ms)
-           VALUES ('user.created', '0', json_object('id', 0, 'username', hex(zeroblob(750000)),
-             'email', 'x@example.test', 'first_name', '', 'last_name', '', 'role', 'subscriber',
-             'registered_at_ms', 0), 0)`,
-        ),
-      ),
-    );
+    await appendLongEvents(5, 1_500_000);
     const first = await feed(admin, { after: before, limit: 1000 });
     expect(first.map((e) => e.id)).toEqual([before + 1, before + 2, before + 3]);
     expect(first[0]!.data.username).toHaveLength(1_500_000);

@@ -437,6 +437,23 @@ export async function appendHistory(userId: number, walletId: string, count: num
   await env.DB.prepare(appendHistorySql(userId, walletId, count, unique("h"))).run();
 }
 
+/**
+ * `count` user.created events whose data holds `chars` characters of username each (users of a very
+ * long name), written straight to D1: pages of the event feed end at about 4 MB of data.
+ */
+export async function appendLongEvents(count: number, chars: number) {
+  await env.DB.batch(
+    Array.from({ length: count }, () =>
+      env.DB.prepare(
+        `INSERT INTO events (type, subject, data, created_at_ms)
+         VALUES ('user.created', '0', json_object('id', 0, 'username', hex(zeroblob(?1)),
+           'email', 'x@example.test', 'first_name', '', 'last_name', '', 'role', 'subscriber',
+           'registered_at_ms', 0), 0)`,
+      ).bind(chars / 2),
+    ),
+  );
+}
+
 /** The largest amount an entry can move, in minor units. */
 export const MAX_AMOUNT = 999_999_999_999_999;
 

@@ -33,6 +33,7 @@ import { aroundReads, countingD1, pausingD1, wrappedD1 } from "./d1-counter";
 import {
   appAt,
   appendHistory,
+  appendLongEvents,
   call,
   credit,
   debit,
@@ -131,16 +132,7 @@ describe("the consumer's pump", () => {
     // Two events of 2.5 million characters (users of a very long name): the run's first page holds
     // those two alone (a page ends at about 4 MB of data), so its later pages of 20 do not end at
     // PER_RUN.
-    await env.DB.batch(
-      Array.from({ length: 2 }, () =>
-        env.DB.prepare(
-          `INSERT INTO events (type, subject, data, created_at_ms)
-           VALUES ('user.created', '0', json_object('id', 0, 'username', hex(zeroblob(1250000)),
-             'email', 'x@example.test', 'first_name', '', 'last_name', '', 'role', 'subscriber',
-             'registered_at_ms', 0), 0)`,
-        ),
-      ),
-    );
+    await appendLongEvents(2, 2_500_000);
     await appendHistory(user.id, wallet, PER_RUN);
     const { got, outbound } = receiver();
     const deps = pumpDeps(outbound, Date.now);
