@@ -2,12 +2,15 @@
 // money moved through the API exactly once per form, refusals shown and nothing moved.
 
 import { env } from "cloudflare:workers";
+import { createHmac } from "node:crypto";
 import { Hono } from "hono";
+import { getSignedCookie } from "hono/cookie";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { unseal } from "../src/auth/sealed";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { refusalText } from "../src/console/api";
-import { back, PER_PAGE, SECRET_PURPOSE } from "../src/console/page";
+import { back, noticeOf, PER_PAGE, SECRET_PURPOSE } from "../src/console/page";
+import { consoleKey } from "../src/console/session";
 import { ASKED_PURPOSE } from "../src/console/user-money";
 import { ApiError } from "../src/http/errors";
 import {
@@ -1766,4 +1769,72 @@ describe("what an earlier deploy sealed", () => {
       expect(await unseal(stored, key, other)).toBeNull();
     },
   );
+});
+
+describe("what an earlier deploy signed", () => {
+  // Signed once with the code of the time (HMAC-SHA-256 under a key of the console's own for each
+  // purpose, derived from JWT_SECRET: consoleKey) and kept as written: a change to a purpose or to
+  // how its key is derived would drop every notice in flight at a deploy and refuse (403) every
+  // form a page drew before it.
+  const key = "a JWT secret an earlier deploy signed with";
+  const bare = { env: { JWT_SECRET: key } } as never;
+  const notice =
+    "wallet_admin_notice=%5B%22error%22%2C%22%2Fwallet-admin%2Fusers%22%2C%22Refused%20before%22%2Cnull%5D.jPMA4E2bu9BXuyFM%2BHGGAYTFU36ORmQEfy7hBYWNK%2FI%3D";
+  /** consoleKey's keys for `key`, as derived then. */
+  const keys = {
+    csrf: "ab9717e9b1c6b693fd23beb1204bdcc11ad944058dbad555db759a0a5828115f",
+    notice: "5066a30877f77949f58a7988e14ffe55ce9fc3a7c28abe3c5563539caef64b07",
+  };
+
+  it("shows a notice an earlier deploy signed, under the notice key only", async () => {
+    const app = new Hono();
+    app.get("/", (c) =>
+      back(c as never, "/wallet-admin/users", { kind: "error", text: "Refused before" }),
+    );
+    app.get("/wallet-admin/users", async (c) =>
+      c.json({
+        shown: (await noticeOf(c as never)) ?? null,
+        asCsrf: await getSignedCookie(c, consoleKey(c as never, "csrf"), "wallet_admin_notice"),
+      }),
+    );
+    const at = (path: string, secret = key) =>
+      app.request(
+        `http://localhost${path}`,
+        { headers: { cookie: notice } },
+        { ...env, JWT_SECRET: secret },
+      );
+    // Signing is deterministic: today's code writes the very cookie kept.
+    expect(noticeCookie(await at("/"))!.split(";")[0]).toBe(notice);
+    expect(await (await at("/wallet-admin/users")).json()).toEqual({
+      shown: { kind: "error", text: "Refused before" },
+      asCsrf: false,
+    });
+    expect(await (await at("/wallet-admin/users", `${key}!`)).json()).toEqual({
+      shown: null,
+      asCsrf: false,
+    });
+  });
+
+  it("takes a form's CSRF token an earlier deploy drew, under the csrf key only", async () => {
+    // The key is kept, not the token: a session's token is new at every sign-in. A page draws
+    // HMAC-SHA-256 of its session's token under the csrf key (session.ts), so a form drawn before a
+    // deploy still posts after it.
+    const vars = { JWT_SECRET: key };
+    const res = await request("/sign-in", {
+      method: "POST",
+      body: form({ email: admin.email, password: PASSWORD }),
+      vars,
+    });
+    expect(res.status, res.html).toBe(303);
+    const session = res.headers.get("set-cookie")!.split(";")[0]!;
+    const drawn = hidden((await request("/users", { cookie: session, vars })).html, "_csrf");
+    const under = (signing: string) =>
+      createHmac("sha256", signing)
+        .update(session.slice(session.indexOf("=") + 1))
+        .digest("hex");
+    expect(drawn).toBe(under(keys.csrf));
+    expect(drawn).not.toBe(under(keys.notice));
+    expect(consoleKey(bare, "csrf")).toBe(keys.csrf);
+    expect(consoleKey(bare, "notice")).toBe(keys.notice);
+  });
 });
