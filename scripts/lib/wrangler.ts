@@ -45,12 +45,17 @@ export const runWrangler = (args: string[], env: Record<string, string> = {}, cw
 
 /** wrangler's program itself, which its bin file (WRANGLER) starts in a second process, with its own argv. */
 const WRANGLER_CLI = process.env.WRANGLER_BIN ?? join(dirname(wranglerPackage), main);
-const SQL_FROM_STDIN = new URL("./sql-from-stdin.mjs", import.meta.url).href;
+/**
+ * A preload for wrangler's process (`node --import`): appends `--command` and the SQL read from stdin
+ * to its argv, inside the process; what the machine lists for it (ps) stays the line it started with.
+ */
+const SQL_FROM_STDIN =
+  'data:text/javascript,import{readFileSync}from"node:fs";process.argv.push("--command",readFileSync(0,"utf8"))';
 
 /**
  * Runs `wrangler <args> --command SQL` (d1 execute) to completion, as runWrangler does, with the SQL
  * off the command line, which every user of the machine can list (ps) while wrangler runs: it goes
- * on stdin, and a preload (./sql-from-stdin.mjs) adds it to wrangler's argv inside the process.
+ * on stdin, and a preload (SQL_FROM_STDIN) adds it to wrangler's argv inside the process.
  * wrangler's program is started itself: its bin file would start it again with the whole argv. Not
  * `--file`: with --remote that goes through D1's import API, which answers no rows (no RETURNING)
  * and leaves the database unable to serve queries meanwhile.
