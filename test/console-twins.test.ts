@@ -8,23 +8,23 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { refusalText } from "../src/console/api";
 import { ApiError } from "../src/http/errors";
-import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
+import { consoleOf, form, noticeLeft } from "./console-helpers";
 import {
   appAt,
   call,
   credit,
   importedEntry,
   type Json,
-  makeAdmin,
   makeUser,
-  makeWallet,
   type Reply,
   type TestUser,
   tableCounts,
   unique,
 } from "./helpers";
+import { signedInAdmin } from "./surfaces";
 
-const { request, signIn } = consoleOf();
+const con = consoleOf();
+const { request } = con;
 
 let admin: TestUser;
 let user: TestUser;
@@ -33,12 +33,9 @@ let cookie: string;
 let csrf: string;
 
 beforeAll(async () => {
-  admin = await makeAdmin();
+  ({ admin, wallet, cookie, csrf } = await signedInAdmin(con));
   user = await makeUser();
-  wallet = await makeWallet(admin);
   await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1000.00" });
-  cookie = await signIn(admin);
-  csrf = hidden((await request("/", { cookie })).html, "_csrf");
 });
 
 const api = (method: string, path: string, body?: Json) =>
