@@ -437,6 +437,19 @@ export async function appendHistory(userId: number, walletId: string, count: num
   await env.DB.prepare(appendHistorySql(userId, walletId, count, unique("h"))).run();
 }
 
+/** A batch of one credit of 1 to `userId` in `walletId`, posted by `admin`: its id. */
+export async function creditBatch(admin: TestUser, userId: number, walletId: string) {
+  const res = await call("POST", "/batches", {
+    auth: admin.bearer,
+    body: {
+      request_id: unique("b"),
+      operations: [{ type: "credit", user_id: userId, wallet_id: walletId, amount: "1" }],
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.batch_id as number;
+}
+
 /**
  * `count` user.created events whose data holds `chars` characters of username each (users of a very
  * long name), written straight to D1: pages of the event feed end at about 4 MB of data.

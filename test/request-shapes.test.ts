@@ -12,6 +12,7 @@ import { GUARDED } from "./compat-helpers";
 import {
   call,
   credit,
+  creditBatch,
   INVALID_JSON,
   type Json,
   makeAdmin,
@@ -474,17 +475,7 @@ async function freshEntry() {
 }
 
 /** A batch crediting 1 to the sweep's user, which its reversal has to spend likewise. */
-async function makeBatch() {
-  const res = await call("POST", "/batches", {
-    auth: admin.bearer,
-    body: {
-      request_id: unique("b"),
-      operations: [{ type: "credit", user_id: user.id, wallet_id: wallet, amount: "1" }],
-    },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.body.data.batch_id as number;
-}
+const makeBatch = () => creditBatch(admin, user.id, wallet);
 
 /** A webhook endpoint of the sweep's administrator. */
 const makeWebhook = async () => (await subscribeWebhook(admin)).id as number;

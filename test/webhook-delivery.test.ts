@@ -36,6 +36,7 @@ import {
   appendLongEvents,
   call,
   credit,
+  creditBatch,
   debit,
   fakeQueue,
   INSUFFICIENT,
@@ -1494,14 +1495,7 @@ describe("an event whose guid is built from SITE_URL, while SITE_URL is unset", 
   it("waits for a batch's event whose entries' guids are built from SITE_URL", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "batch.completed");
-    const res = await call("POST", "/batches", {
-      auth: admin.bearer,
-      body: {
-        request_id: unique("b"),
-        operations: [{ type: "credit", user_id: user.id, wallet_id: wallet, amount: "1" }],
-      },
-    });
-    expect(res.status, res.text).toBe(200);
+    await creditBatch(admin, user.id, wallet);
     const feed = await eventsAfter(admin, hook.last_event_id, "batch.completed");
     expect(feed).toHaveLength(1);
     expect((await consume(hook.id, { SITE_URL: "" })).got).toEqual([]);
