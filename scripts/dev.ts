@@ -5,7 +5,14 @@
 // the worker's log lines.
 
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { parseArgs, parseEnv } from "node:util";
 import { PASSWORD_USABLE_SQL } from "../src/db/schema";
 import {
@@ -126,6 +133,15 @@ await runMain(async () => {
     writeFileSync(".dev.vars", newDevVars(), { mode: 0o600 });
     console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
   } else {
+    // Its secrets are its owner's alone, as one written here is: a file another user of the machine
+    // can read gives away the local administrator's token key.
+    const mode = statSync(".dev.vars").mode & 0o777;
+    if (mode & 0o077) {
+      chmodSync(".dev.vars", 0o600);
+      console.log(
+        `Made .dev.vars readable by its owner alone (mode 0600; it was 0${mode.toString(8)}): it holds secrets.`,
+      );
+    }
     // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).
     const {
       jwtSecret: secret,

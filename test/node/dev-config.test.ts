@@ -4,7 +4,7 @@
 // no local state), stopped (its process group) if it is still running after a minute: a tool that
 // should have refused but serves fails its test.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -265,5 +265,18 @@ describe("npm run dev's own inputs", () => {
     const devVars = parseEnv(readFileSync(path.join(dir, ".dev.vars"), "utf8"));
     expect(devVars.JWT_SECRET).toMatch(/^[0-9a-f]{64}$/);
     expect(devVars.WEBHOOK_SECRET_KEY).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("makes a .dev.vars others can read its owner's alone, saying so", async () => {
+    const dir = project();
+    const file = path.join(dir, ".dev.vars");
+    await writeFile(file, `JWT_SECRET=${"a".repeat(64)}\nWEBHOOK_SECRET_KEY=${"b".repeat(64)}\n`);
+    chmodSync(file, 0o644);
+    const dev = await run("dev", dir, [], {}, 45_000, /\.dev\.vars[^\n]*0600[^\n]*\n|Error/);
+    expect(dev.output).toContain(
+      "Made .dev.vars readable by its owner alone (mode 0600; it was 0644): it holds secrets.",
+    );
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(parseEnv(readFileSync(file, "utf8")).JWT_SECRET).toBe("a".repeat(64));
   });
 });
