@@ -41,6 +41,8 @@ let admin: TestUser;
 let user: TestUser;
 let wallet: string;
 let txnId: number;
+/** An event of the feed, which a resend names. */
+let eventId: string;
 /** The object of its own the running sweep's path names (OWN), if its route has one. */
 let ownId: number;
 
@@ -114,7 +116,7 @@ const samples = (): Record<string, Fields> => {
     "w GET /webhooks": {},
     "w DELETE /webhooks/{id}": {},
     "w POST /webhooks/{id}/test": {},
-    "w POST /webhooks/{id}/resend": { event_id: "1" },
+    "w POST /webhooks/{id}/resend": { event_id: eventId },
     "w GET /webhooks/{id}/deliveries": {},
     "w GET /openapi.json": {},
     "w GET ": {},
@@ -454,6 +456,9 @@ beforeAll(async () => {
   wallet = await makeWallet(admin);
   const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "100" });
   txnId = res.body.data.transaction_id;
+  const events = await call("GET", "/events", { auth: admin.bearer, query: { limit: 1 } });
+  expect(events.status, events.text).toBe(200);
+  eventId = `${events.body.data[0].id}`;
 });
 
 /** A hold of 5 on the sweep's user, credited first: the sweep's debits may have spent the rest. */
