@@ -19,6 +19,7 @@ import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
+import { mailSettings } from "./http/mail";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
 import { clientAddress, entryStamp, siteSettings, siteUrl } from "./http/site";
@@ -182,6 +183,7 @@ function openService(
       pace,
     }),
     webhooks: () => webhookSettings(c),
+    mail: () => mailSettings(c),
     get historyGate() {
       return reachable("HISTORY_GATE", c.env.HISTORY_GATE);
     },

@@ -44,6 +44,7 @@ export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceCont
       allowLocal: true,
       outbound: () => Promise.resolve(new Response(null, { status: 204 })),
     }),
+    mail: () => ({ send: { outbox: true }, perClient: 0, background: (work) => work }),
   };
 }
 

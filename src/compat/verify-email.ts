@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { fail, ok, send } from "../http/envelope";
-import { mailDeps, verifyLinkFor } from "../http/mail";
+import { verifyLinkFor } from "../http/mail";
 import { defineRoute } from "../http/route";
 import { UserParams } from "../http/user-fields";
 import { requestVerification } from "../wallet/mail-links";
@@ -45,7 +45,7 @@ export const compatVerifyEmail = defineRoute(
     if (email === "") return fail(c, 400, "email not parsed", false);
     if (!fire) return send(c, 400, { ...notSent, message: "Token Not Generated" });
     try {
-      await requestVerification(mailDeps(c), email, verifyLinkFor(c));
+      await requestVerification(c.var.service, email, verifyLinkFor(c));
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
       if (err.reason.code === "too_many_mails")

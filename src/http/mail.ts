@@ -1,15 +1,15 @@
-// What both dialects need to send mail from a request (docs/mail.md): the service's dependencies
-// from the request's env and clock, the link a verification mail carries, and the fields.
+// What both dialects need to send mail from a request (docs/mail.md): the service's mail setting
+// from the request's env, the link a verification mail carries, and the fields.
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../env";
 import { mailFailure, mailSender } from "../mail/transport";
 import { mailLimitPerClient } from "../settings";
-import type { MailDeps } from "../wallet/mail-links";
+import type { MailSettings } from "../wallet/context";
 import { atMost, documented } from "./fields";
 import { afterAnswer } from "./keep-alive";
 import { NAMESPACE } from "./rest-index";
-import { clientAddress, siteUrl } from "./site";
+import { siteUrl } from "./site";
 import { UserParams } from "./user-fields";
 
 /** The path of the link a verification mail carries, under the contract's namespace. */
@@ -36,22 +36,16 @@ export const verifyLinkFor = (c: Context<AppEnv>) => (token: string) =>
   `${siteUrl(c)}/wp-json/${NAMESPACE}${VERIFY_EMAIL_PATH}?token=${token}`;
 
 /**
- * The service's mail dependencies for this request. The mail is sent after the answer (waitUntil),
- * so an address with an account is answered as fast as one without; where the runtime has no
- * execution context (the tests' app.request) the request waits for it instead. A transport failure
- * is logged with the request id (no address) and never reaches the answer.
+ * How this request's mail is sent (the service's `mail` setting). The mail goes after the answer
+ * (waitUntil), so an address with an account is answered as fast as one without; where the runtime
+ * has no execution context (the tests' app.request) the request waits for it instead. A transport
+ * failure is logged with the request id (no address) and never reaches the answer.
  */
-export function mailDeps(c: Context<AppEnv>): MailDeps {
-  const nowMs = c.get("nowMs")();
+export function mailSettings(c: Context<AppEnv>): MailSettings {
   const requestId = c.get("requestId");
   return {
-    db: c.var.db,
     send: mailSender(c.env, c.req.url),
-    throttle: c.var.service.signInLimits().throttle,
-    clientAddress: clientAddress(c),
     perClient: mailLimitPerClient(c.env.MAIL_LIMIT_PER_CLIENT),
-    nowMs,
-    requestId,
     background: (work) =>
       afterAnswer(
         c,

@@ -9,6 +9,7 @@ import type { Outbound } from "../events/deliver";
 import { type EntryStamp, seconds } from "../ledger/entries";
 import type { SiteSettings } from "../ledger/transaction-record";
 import type { Ledger } from "../ledger/writer";
+import type { MailSender, MailSetting } from "../mail/transport";
 import type { HistoryGateNamespace } from "../throttle/history-gate";
 import type { ThrottleNamespace } from "../throttle/sign-in";
 import { Refusal } from "./refusal";
@@ -45,6 +46,8 @@ export type ServiceContext = {
    * short, or WEBHOOK_QUEUE unbound).
    */
   webhooks: () => WebhookSettings;
+  /** How mailed links are sent (docs/mail.md): the transport, or what is missing for one. */
+  mail: () => MailSettings;
   /** Whose turn it is at a long read, per caller (`wallet/transactions.ts` `gated`). */
   historyGate: HistoryGateNamespace;
   /** Each caller's share of money requests (MONEY_RATE_LIMIT); none: no limit. */
@@ -66,6 +69,15 @@ export type WebhookSettings = {
   /** WEBHOOK_ALLOW_LOCAL: loopback URLs (over http too) are allowed, for development. */
   allowLocal: boolean;
   outbound: Outbound;
+};
+
+export type MailSettings = {
+  /** The transport (mail/transport.ts mailSender), or what is missing for one. */
+  send: MailSender | { missing: MailSetting[] };
+  /** MAIL_LIMIT_PER_CLIENT: mails one client may ask for in an hour, to any addresses; 0, no limit. */
+  perClient: number;
+  /** Runs work after the answer where the runtime allows it, else before. */
+  background: (work: Promise<void>) => Promise<void>;
 };
 
 /** A record as the caller named it: its id (null when the text names none) and the text sent. */

@@ -2,7 +2,7 @@
 // that expires. Asking for one does the same work, and writes the same row, whether or not an
 // account has the address; only the mail itself, sent after the answer, depends on it.
 import { hashPassword } from "../auth/password";
-import { bindingOf, type Db } from "../db/client";
+import { bindingOf } from "../db/client";
 import { forgetSessions } from "../db/isolate-cache";
 import {
   findLiveToken,
@@ -19,28 +19,13 @@ import {
   VERIFY_LINK_MS,
   verificationMail,
 } from "../mail/messages";
-import type { Mail, MailSender, MailSetting } from "../mail/transport";
+import type { Mail } from "../mail/transport";
 import { reserveGuess, reserveMail } from "../throttle/mail";
-import { type ThrottleNamespace, unlockAccount } from "../throttle/sign-in";
+import { unlockAccount } from "../throttle/sign-in";
+import type { ServiceContext } from "./context";
 import { giveBackAfter } from "./faults";
 import { Refusal } from "./refusal";
 import { loginsOf } from "./users";
-
-export type MailDeps = {
-  db: Db;
-  /** The transport (mail/transport.ts mailSender), or what is missing for one. */
-  send: MailSender | { missing: MailSetting[] };
-  throttle: ThrottleNamespace;
-  /** CF-Connecting-IP: mails are counted per client that asks. */
-  clientAddress: string | undefined;
-  /** MAIL_LIMIT_PER_CLIENT: mails one client may ask for in an hour, to any addresses; 0, no limit. */
-  perClient: number;
-  nowMs: number;
-  /** The request's id, which its log lines carry. */
-  requestId: string;
-  /** Runs work after the answer where the runtime allows it, else before. */
-  background: (work: Promise<void>) => Promise<void>;
-};
 
 /**
  * Records a request for a mail of `purpose` to `email` and, when an account can use it, mails it
@@ -48,21 +33,17 @@ export type MailDeps = {
  * the address's (throttle/mail.ts), before anything is written.
  */
 async function requestMail(
-  deps: MailDeps,
+  ctx: ServiceContext,
   email: string,
   purpose: MailPurpose,
   lifetimeMs: number,
   mail: (to: string, token: string) => Mail,
 ) {
-  const send = deps.send;
+  const { send, perClient, background } = ctx.mail();
   if ("missing" in send) throw new Refusal({ code: "mail_not_configured", missing: send.missing });
-  const reservation = await reserveMail(
-    deps.throttle,
-    email,
-    deps.clientAddress,
-    deps.perClient,
-    deps.nowMs,
-  );
+  const { throttle, clientAddress } = ctx.signInLimits();
+  const nowMs = ctx.nowMs();
+  const reservation = await reserveMail(throttle, email, clientAddress, perClient, nowMs);
   if (!reservation.allowed)
     throw new Refusal({
       code: "too_many_mails",
@@ -72,19 +53,19 @@ async function requestMail(
   const token = newLinkToken();
   const drafted = mail(email, token);
   const recorded = await recordMailRequest(
-    deps.db,
+    ctx.db,
     {
       tokenHash: linkTokenHash(token),
       purpose,
       email,
-      createdAtMs: deps.nowMs,
-      expiresAtMs: deps.nowMs + lifetimeMs,
+      createdAtMs: nowMs,
+      expiresAtMs: nowMs + lifetimeMs,
     },
     "outbox" in send ? drafted : undefined,
   );
   if (recorded.userId === null) return;
   const sent = { ...drafted, to: recorded.email };
-  if ("send" in send) await deps.background(send.send(sent));
+  if ("send" in send) await background(send.send(sent));
   // Dev only: the mail as it would have gone, its link included, so `npm run dev` shows it.
   else console.log(JSON.stringify({ mail_outbox: sent }));
 }
@@ -94,17 +75,17 @@ async function requestMail(
  * makes the link from the token.
  */
 export const requestVerification = (
-  deps: MailDeps,
+  ctx: ServiceContext,
   email: string,
   linkFor: (token: string) => string,
 ) =>
-  requestMail(deps, email, "verify-email", VERIFY_LINK_MS, (to, token) =>
+  requestMail(ctx, email, "verify-email", VERIFY_LINK_MS, (to, token) =>
     verificationMail(to, linkFor(token)),
   );
 
 /** Mails a password reset code to `email` if an account whose password is usable has it. */
-export const requestPasswordReset = (deps: MailDeps, email: string) =>
-  requestMail(deps, email, "password-reset", RESET_TOKEN_MS, passwordResetMail);
+export const requestPasswordReset = (ctx: ServiceContext, email: string) =>
+  requestMail(ctx, email, "password-reset", RESET_TOKEN_MS, passwordResetMail);
 
 const tokenHashOf = async (token: string) => {
   if (!LINK_TOKEN.test(token)) throw new Refusal({ code: "mail_link_invalid" });
@@ -115,7 +96,9 @@ const tokenHashOf = async (token: string) => {
  * Follows a verification link: the address is verified, the link used. With `look`, only whether
  * the link is live, nothing used (a HEAD from a link checker).
  */
-export async function confirmVerification(db: Db, token: string, nowMs: number, look: boolean) {
+export async function confirmVerification(ctx: ServiceContext, token: string, look: boolean) {
+  const { db } = ctx;
+  const nowMs = ctx.nowMs();
   const tokenHash = await tokenHashOf(token);
   if (look) {
     if ((await findLiveToken(db, tokenHash, "verify-email", nowMs)) === undefined)
@@ -127,8 +110,6 @@ export async function confirmVerification(db: Db, token: string, nowMs: number, 
   return used;
 }
 
-type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs" | "requestId">;
-
 /**
  * Sets a new password with a reset code: every session of the user ends (docs/security.md#sessions),
  * at once in this isolate, within the session cache's bound elsewhere, and the sign-in locks of the
@@ -136,9 +117,11 @@ type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs" | 
  * A guess is counted against the client's address like a failed sign-in, and the code is looked up
  * before the new password is hashed, so a wrong code costs no hash.
  */
-export async function confirmPasswordReset(deps: ResetDeps, token: string, password: string) {
-  const { db, nowMs } = deps;
-  const guess = await reserveGuess(deps.throttle, deps.clientAddress, nowMs);
+export async function confirmPasswordReset(ctx: ServiceContext, token: string, password: string) {
+  const { db } = ctx;
+  const nowMs = ctx.nowMs();
+  const { throttle, clientAddress } = ctx.signInLimits();
+  const guess = await reserveGuess(throttle, clientAddress, nowMs);
   if (!guess.reservation.allowed)
     throw new Refusal({ code: "too_many_sign_ins", retryAfterS: guess.reservation.retryAfterS });
   const setPassword = async () => {
@@ -160,11 +143,8 @@ export async function confirmPasswordReset(deps: ResetDeps, token: string, passw
   });
   // The sessions ended with the batch: this isolate stops trusting them before anything can fail.
   forgetSessions(bindingOf(db), used.userId, used.revokedSessions);
-  await giveBackAfter(deps.requestId, () =>
-    Promise.all([
-      guess.succeeded(),
-      unlockAccount(deps.throttle, { id: used.userId, logins }, nowMs),
-    ]),
+  await giveBackAfter(ctx.requestId, () =>
+    Promise.all([guess.succeeded(), unlockAccount(throttle, { id: used.userId, logins }, nowMs)]),
   );
   return used;
 }

@@ -1,5 +1,5 @@
 import { ok } from "../../http/envelope";
-import { MailRequestParams, mailDeps, PasswordResetConfirmParams } from "../../http/mail";
+import { MailRequestParams, PasswordResetConfirmParams } from "../../http/mail";
 import { defineRoute } from "../../http/route";
 import { userFields } from "../../http/user-fields";
 import { confirmPasswordReset, requestPasswordReset } from "../../wallet/mail-links";
@@ -20,7 +20,7 @@ export const requestReset = defineRoute(
     data: MailRequestedAnswer,
   },
   async (c, { user_email }) => {
-    await requestPasswordReset(mailDeps(c), user_email);
+    await requestPasswordReset(c.var.service, user_email);
     return ok(c, 200, MAIL_REQUESTED, { user_email });
   },
 );
@@ -42,7 +42,7 @@ export const confirmReset = defineRoute(
     data: PasswordResetAnswer,
   },
   async (c, { token, user_password }) => {
-    const used = await confirmPasswordReset(mailDeps(c), token, user_password);
+    const used = await confirmPasswordReset(c.var.service, token, user_password);
     return ok(c, 200, "Password changed", {
       user_id: used.userId,
       sessions_revoked: used.liveSessions,

@@ -1,7 +1,6 @@
 import { JSON_UTF8, ok } from "../../http/envelope";
 import {
   MailRequestParams,
-  mailDeps,
   VERIFY_EMAIL_PATH,
   VerifyEmailParams,
   verifyLinkFor,
@@ -31,7 +30,7 @@ export const requestEmailVerification = defineRoute(
     data: MailRequestedAnswer,
   },
   async (c, { user_email }) => {
-    await requestVerification(mailDeps(c), user_email, verifyLinkFor(c));
+    await requestVerification(c.var.service, user_email, verifyLinkFor(c));
     return ok(c, 200, MAIL_REQUESTED, { user_email });
   },
 );
@@ -51,12 +50,7 @@ export const confirmEmailVerification = defineRoute(
   },
   async (c, { token }) => {
     // A HEAD (link checkers, mail scanners) is answered as the GET would be, and uses nothing up.
-    const used = await confirmVerification(
-      c.var.db,
-      token,
-      c.get("nowMs")(),
-      c.req.method === "HEAD",
-    );
+    const used = await confirmVerification(c.var.service, token, c.req.method === "HEAD");
     if (!used) return c.body(null, 200, JSON_UTF8);
     return ok(c, 200, "Email address verified", { user_id: used.userId, user_email: used.email });
   },
