@@ -18,7 +18,7 @@ import { tokenKeys } from "./http/auth";
 import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
-import { keepAlive } from "./http/keep-alive";
+import { afterAnswer, keepAlive } from "./http/keep-alive";
 import { mailSettings } from "./http/mail";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
@@ -170,6 +170,7 @@ function openService(
     db,
     ledger: requestLedger,
     nowMs,
+    afterAnswer: (work) => afterAnswer(c, work),
     stamp: () => (stamp ??= entryStamp(c)),
     site: () => siteSettings(c),
     d1: binding,

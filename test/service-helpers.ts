@@ -29,6 +29,11 @@ export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceCont
     db,
     ledger: d1Ledger({ db, env, keepAlive: () => {} }),
     nowMs: Date.now,
+    afterAnswer: (work) =>
+      work.then(
+        () => {},
+        () => {},
+      ),
     stamp: () => ({ nowMs: Date.now(), guidSite: null }),
     site: () => SITE,
     d1: env.DB,
@@ -44,7 +49,7 @@ export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceCont
       allowLocal: true,
       outbound: () => Promise.resolve(new Response(null, { status: 204 })),
     }),
-    mail: () => ({ send: { outbox: true }, perClient: 0, background: (work) => work }),
+    mail: () => ({ send: { outbox: true }, perClient: 0 }),
   };
 }
 

@@ -19,15 +19,11 @@ import { refusalOf, serviceAs } from "./service-helpers";
 const db = createDb(env.DB);
 const linkFor = (token: string) => `https://wallet.example.test/verify?token=${token}`;
 
-/** A context for an anonymous caller whose mail is kept in `sent`, sent before the verb returns. */
+/** A context for an anonymous caller whose mail is kept in `sent`. */
 function mailing(sent: Mail[]): ServiceContext {
   return {
     ...serviceAs(),
-    mail: () => ({
-      send: { send: async (mail) => void sent.push(mail) },
-      perClient: 0,
-      background: (work) => work,
-    }),
+    mail: () => ({ send: { send: async (mail) => void sent.push(mail) }, perClient: 0 }),
   };
 }
 
@@ -39,7 +35,7 @@ describe("asking for a mail", () => {
     const user = await makeUser();
     const ctx: ServiceContext = {
       ...serviceAs(),
-      mail: () => ({ send: { missing: ["MAIL_TRANSPORT"] }, perClient: 0, background: (w) => w }),
+      mail: () => ({ send: { missing: ["MAIL_TRANSPORT"] }, perClient: 0 }),
     };
     expect(await refusalOf(requestPasswordReset(ctx, user.email))).toEqual({
       code: "mail_not_configured",

@@ -6,7 +6,7 @@ import { createHmac } from "node:crypto";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { CONSOLE_AUDIENCE, TOKEN_LIFETIME_S } from "../auth/tokens";
-import { jwtSecret, tokenKeys } from "../http/auth";
+import { jwtSecret } from "../http/auth";
 import { isLocalAddress } from "../settings";
 import { sessionPrincipal } from "../wallet/sessions";
 import type { ConsoleEnv, Session } from "./env";
@@ -59,13 +59,7 @@ export const endSession = (c: Context<ConsoleEnv>) => dropCookie(c, COOKIE);
 export async function readSession(c: Context<ConsoleEnv>): Promise<Session | null> {
   const token = readCookie(c, COOKIE);
   if (!token) return null;
-  const principal = await sessionPrincipal(
-    c.var.db,
-    token,
-    CONSOLE_AUDIENCE,
-    tokenKeys(c),
-    c.get("nowMs")(),
-  );
+  const principal = await sessionPrincipal(c.var.service, token, CONSOLE_AUDIENCE);
   if (!principal) return null;
   // An authenticated caller: its log line names it, and its answers may carry the D1 bookmark.
   c.set("principal", principal);

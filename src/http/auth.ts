@@ -7,7 +7,6 @@ import { keyPrincipal } from "../wallet/key-principal";
 import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
 import { type Refusals, serviceNotConfigured } from "./errors";
-import { afterAnswer } from "./keep-alive";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -31,11 +30,10 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
   if (!scheme || !token || (rest.length > 0 && !c.get("pluginDialect"))) return null;
   const kind = scheme.toLowerCase();
   // Only API tokens: a console cookie's token is refused here like any foreign token.
-  const nowMs = c.get("nowMs")();
   if (kind === "bearer" && JWT_SHAPE.test(token))
-    return sessionPrincipal(c.var.db, token, API_AUDIENCE, tokenKeys(c), nowMs);
+    return sessionPrincipal(c.var.service, token, API_AUDIENCE);
   if (kind !== "bearer" && kind !== "key" && kind !== "basic") return null;
-  return keyPrincipal(c.var.db, token, nowMs, (write) => afterAnswer(c, write));
+  return keyPrincipal(c.var.service, token);
 }
 
 /**

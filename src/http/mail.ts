@@ -3,11 +3,10 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../env";
-import { mailFailure, mailSender } from "../mail/transport";
+import { mailSender } from "../mail/transport";
 import { mailLimitPerClient } from "../settings";
 import type { MailSettings } from "../wallet/context";
 import { atMost, documented } from "./fields";
-import { afterAnswer } from "./keep-alive";
 import { NAMESPACE } from "./rest-index";
 import { siteUrl } from "./site";
 import { UserParams } from "./user-fields";
@@ -35,23 +34,8 @@ export const PasswordResetConfirmParams = v.object({
 export const verifyLinkFor = (c: Context<AppEnv>) => (token: string) =>
   `${siteUrl(c)}/wp-json/${NAMESPACE}${VERIFY_EMAIL_PATH}?token=${token}`;
 
-/**
- * How this request's mail is sent (the service's `mail` setting). The mail goes after the answer
- * (waitUntil), so an address with an account is answered as fast as one without; where the runtime
- * has no execution context (the tests' app.request) the request waits for it instead. A transport
- * failure is logged with the request id (no address) and never reaches the answer.
- */
-export function mailSettings(c: Context<AppEnv>): MailSettings {
-  const requestId = c.get("requestId");
-  return {
-    send: mailSender(c.env, c.req.url),
-    perClient: mailLimitPerClient(c.env.MAIL_LIMIT_PER_CLIENT),
-    background: (work) =>
-      afterAnswer(
-        c,
-        work.catch((err) =>
-          console.error(JSON.stringify({ request_id: requestId, ...mailFailure(err) })),
-        ),
-      ),
-  };
-}
+/** How this request's mail is sent: the service's `mail` setting. */
+export const mailSettings = (c: Context<AppEnv>): MailSettings => ({
+  send: mailSender(c.env, c.req.url),
+  perClient: mailLimitPerClient(c.env.MAIL_LIMIT_PER_CLIENT),
+});

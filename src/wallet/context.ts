@@ -25,6 +25,11 @@ export type ServiceContext = {
   ledger: Ledger;
   nowMs: () => number;
   /**
+   * Lets work (a bookkeeping write, a mail) finish after the answer is sent, its failure ignored;
+   * where the runtime cannot (the tests' app.request), the promise to await instead.
+   */
+  afterAnswer: (work: Promise<unknown>) => Promise<void>;
+  /**
    * When and through which site the request's entries are written (their guid): one instant for the
    * whole request, taken when first asked, so what reads back what was judged at it (a refusal
    * worded from the holds that counted) reads at the same instant.
@@ -76,8 +81,6 @@ export type MailSettings = {
   send: MailSender | { missing: MailSetting[] };
   /** MAIL_LIMIT_PER_CLIENT: mails one client may ask for in an hour, to any addresses; 0, no limit. */
   perClient: number;
-  /** Runs work after the answer where the runtime allows it, else before. */
-  background: (work: Promise<void>) => Promise<void>;
 };
 
 /** A record as the caller named it: its id (null when the text names none) and the text sent. */

@@ -1,9 +1,10 @@
 import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import { bindingOf, type Db, learnBookmark } from "../db/client";
+import { bindingOf, learnBookmark } from "../db/client";
 import { checkedCredential, endedHere, KEY_TTL_MS } from "../db/isolate-cache";
 import { asciiLower } from "../ledger/request-key";
+import type { ServiceContext } from "./context";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
 export const TOUCH_INTERVAL_MS = 60_000;
@@ -18,12 +19,9 @@ export const LAST_USE_BEHIND_S = (TOUCH_INTERVAL_MS + KEY_TTL_MS) / 1000;
  * cached per isolate for KEY_TTL_MS on the request's clock (`nowMs`; for a write, only what the
  * primary said: isolate-cache.ts fresh); `background` runs the last-used bookkeeping write.
  */
-export async function keyPrincipal(
-  db: Db,
-  token: string,
-  nowMs: number,
-  background: (write: Promise<unknown>) => Promise<void>,
-): Promise<Principal | null> {
+export async function keyPrincipal(ctx: ServiceContext, token: string): Promise<Principal | null> {
+  const { db } = ctx;
+  const nowMs = ctx.nowMs();
   const credential = decodeKeyCredential(token);
   if (!credential) return null;
   const keyHash = hashApiKey(credential.key);
@@ -55,7 +53,7 @@ export async function keyPrincipal(
   // Refused, it was not used: last_used_at stays as it was.
   if (asciiLower(cached.owner.username) !== asciiLower(credential.username)) return null;
   if (owner && (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS))
-    await background(touchApiKey(db, owner.keyId, nowMs));
+    await ctx.afterAnswer(touchApiKey(db, owner.keyId, nowMs));
   learnBookmark(db, cached.learnt);
   return { ...cached.owner };
 }

@@ -19,7 +19,7 @@ import {
   VERIFY_LINK_MS,
   verificationMail,
 } from "../mail/messages";
-import type { Mail } from "../mail/transport";
+import { type Mail, mailFailure } from "../mail/transport";
 import { reserveGuess, reserveMail } from "../throttle/mail";
 import { unlockAccount } from "../throttle/sign-in";
 import type { ServiceContext } from "./context";
@@ -39,7 +39,7 @@ async function requestMail(
   lifetimeMs: number,
   mail: (to: string, token: string) => Mail,
 ) {
-  const { send, perClient, background } = ctx.mail();
+  const { send, perClient } = ctx.mail();
   if ("missing" in send) throw new Refusal({ code: "mail_not_configured", missing: send.missing });
   const { throttle, clientAddress } = ctx.signInLimits();
   const nowMs = ctx.nowMs();
@@ -65,7 +65,16 @@ async function requestMail(
   );
   if (recorded.userId === null) return;
   const sent = { ...drafted, to: recorded.email };
-  if ("send" in send) await background(send.send(sent));
+  // Sent after the answer, so an address with an account is answered as fast as one without; a
+  // transport's failure is logged with the request id (no address) and never reaches the answer.
+  if ("send" in send)
+    await ctx.afterAnswer(
+      send
+        .send(sent)
+        .catch((err) =>
+          console.error(JSON.stringify({ request_id: ctx.requestId, ...mailFailure(err) })),
+        ),
+    );
   // Dev only: the mail as it would have gone, its link included, so `npm run dev` shows it.
   else console.log(JSON.stringify({ mail_outbox: sent }));
 }

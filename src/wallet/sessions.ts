@@ -71,12 +71,13 @@ export async function openSession(
  * reached a replica yet: the primary has the last word).
  */
 export async function sessionPrincipal(
-  db: Db,
+  ctx: ServiceContext,
   token: string,
   audience: Audience,
-  keys: TokenKeys,
-  nowMs: number,
 ): Promise<Principal | null> {
+  const { db } = ctx;
+  const nowMs = ctx.nowMs();
+  const keys = ctx.tokenKeys();
   const principal = await verifyToken(token, keys.secret, keys.issuer, audience);
   if (!principal) return null;
   const d1 = bindingOf(db);
