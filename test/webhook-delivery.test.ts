@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
-import { insertDelivery } from "../src/db/events";
+import { insertDelivery, PAGE_DATA_CHARS } from "../src/db/events";
 import { NOT_MIGRATED } from "../src/db/health";
 import { type Outbound, postSigned } from "../src/events/deliver";
 import {
@@ -18,11 +18,13 @@ import {
   PER_RUN,
   type PumpDeps,
   pumpEndpoint,
+  RUN_PAGE_CHARS,
 } from "../src/events/pump";
 import {
   consumeNudges,
   pumpDeps as consumerDeps,
   DRAIN_BUDGET_MS,
+  ENDPOINTS_AT_ONCE,
   FAULT_RETRY_S,
   FRESH_AFTER_ATTEMPTS,
   type Nudge,
@@ -130,9 +132,9 @@ describe("the consumer's pump", () => {
   it(`a run that meets a page cut by its data still delivers at most ${PER_RUN} events`, async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created,user.created");
-    // Two events of 2.5 million characters (users of a very long name): the run's first page holds
-    // those two alone (a page ends at about 4 MB of data), so its later pages of 20 do not end at
-    // PER_RUN.
+    // Two events of 2.5 million characters (users of a very long name): the run's first pages hold
+    // one each (a run's page ends past RUN_PAGE_CHARS of data), so its later pages of 20 do not end
+    // at PER_RUN.
     await appendLongEvents(2, 2_500_000);
     await appendHistory(user.id, wallet, PER_RUN);
     const { got, outbound } = receiver();
@@ -141,6 +143,34 @@ describe("the consumer's pump", () => {
     expect(got).toHaveLength(PER_RUN);
     expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
     expect(got).toHaveLength(PER_RUN + 2);
+  });
+
+  // The consumer drains ENDPOINTS_AT_ONCE endpoints side by side in one isolate, each holding its
+  // page while it delivers: together they hold no more than the one page of GET /events that
+  // PAGE_DATA_CHARS sizes against a Worker's 128 MB, which local workerd does not enforce.
+  it("reads pages of at most RUN_PAGE_CHARS of data before their last event: its drains hold one feed page", async () => {
+    expect(RUN_PAGE_CHARS * ENDPOINTS_AT_ONCE).toBeLessThanOrEqual(PAGE_DATA_CHARS);
+    const { admin } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "user.created");
+    await appendLongEvents(3, 500_000);
+    // Each page's data, event by event, as D1 answered the pump's read.
+    const pages: number[][] = [];
+    const d1 = aroundReads(/sum\(length\(/i, async (read) => {
+      const rows = (await read()) as unknown[][];
+      pages.push(
+        rows.map((row) => Math.max(...row.map((v) => (typeof v === "string" ? v.length : 0)))),
+      );
+      return rows;
+    });
+    const { got, outbound } = receiver();
+    const deps = { ...pumpDeps(outbound, Date.now), db: createDb(d1) };
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got).toHaveLength(3);
+    const held = pages.map((page) => page.slice(0, -1).reduce((a, b) => a + b, 0));
+    expect(
+      held.every((chars) => chars < RUN_PAGE_CHARS),
+      `${pages}`,
+    ).toBe(true);
   });
 
   it("starts one delivery however spent its consumer's budget, so every endpoint of a batch gets on", async () => {

@@ -30,18 +30,25 @@ const ENTRY_EVENT = "transaction.created";
 
 /**
  * Characters of event data a page holds before its last event: a batch's event holds the whole
- * batch (about 200 KB for 100 transfers), so a page of 1,000 could pass a Worker's 128 MB. A page
- * ends early, with at least one event; readers go on from its last id, as after any page.
+ * batch (up to about 650 KB for 100 transfers: test/platform-limits.test.ts), so a page of 1,000
+ * could pass a Worker's 128 MB. A page ends early, with at least one event; readers go on from its
+ * last id, as after any page.
  */
-const PAGE_DATA_CHARS = 4_000_000;
+export const PAGE_DATA_CHARS = 4_000_000;
 
 /**
  * Events after `after`, oldest first, of the types named (all when none are), at most `limit` and
- * about PAGE_DATA_CHARS of data. Types without the entries' event say so in SQL too, as a literal:
- * SQLite takes a partial index only for a query whose WHERE repeats the index's condition, never
- * one bound as a parameter.
+ * about `maxChars` of data (the last event may pass it). Types without the entries' event say so in
+ * SQL too, as a literal: SQLite takes a partial index only for a query whose WHERE repeats the
+ * index's condition, never one bound as a parameter.
  */
-export function listEvents(db: Db, after: number, limit: number, types: readonly string[]) {
+export function listEvents(
+  db: Db,
+  after: number,
+  limit: number,
+  types: readonly string[],
+  maxChars = PAGE_DATA_CHARS,
+) {
   const first = db
     .select()
     .from(events)
@@ -80,7 +87,7 @@ export function listEvents(db: Db, after: number, limit: number, types: readonly
       createdAtMs: sized.createdAtMs,
     })
     .from(sized)
-    .where(lt(sized.before, PAGE_DATA_CHARS))
+    .where(lt(sized.before, maxChars))
     .orderBy(asc(sized.id));
 }
 

@@ -33,6 +33,14 @@ const leaseUntil = (deps: PumpDeps, atMs: number) => atMs + deps.leaseS * 1000;
 export const PER_RUN = 100;
 const PAGE = 20;
 
+/**
+ * Characters of event data a run's page holds before its last event. The consumer drains
+ * ENDPOINTS_AT_ONCE (5) endpoints side by side in one isolate, each holding its page while it
+ * delivers, so together they hold about one page of GET /events (db/events.ts PAGE_DATA_CHARS,
+ * sized against a Worker's 128 MB), not five.
+ */
+export const RUN_PAGE_CHARS = 800_000;
+
 /** The wait after the `attempt`-th failure: base, 2×base, 4×base … at most an hour. */
 const backoffS = (attempt: number, baseS: number) =>
   Math.min(baseS * 2 ** (attempt - 1), MAX_BACKOFF_S);
@@ -115,7 +123,8 @@ async function deliverLeased(
   let unsited = false;
   run: while (sent < PER_RUN) {
     // No more than the run has left, so each page's events can all be delivered in it.
-    const page = await listEvents(db, cursor, Math.min(PAGE, PER_RUN - sent), endpoint.eventTypes);
+    const limit = Math.min(PAGE, PER_RUN - sent);
+    const page = await listEvents(db, cursor, limit, endpoint.eventTypes, RUN_PAGE_CHARS);
     if (page.length === 0) break;
     for (const event of page) {
       if (sent > 0 && spent()) break run;

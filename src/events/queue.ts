@@ -42,7 +42,7 @@ export const FAULT_RETRY_S = 5;
  * its 10 s already running: receivers that never answer would time out a healthy one's deliveries.
  * One connection is left for the queue's own sends (a backlog handed on, a dead letter).
  */
-const ENDPOINTS_AT_ONCE = 5;
+export const ENDPOINTS_AT_ONCE = 5;
 
 /** Below wrangler.toml's max_retries (10): a message retried this often is replaced by a new one. */
 export const FRESH_AFTER_ATTEMPTS = 5;
