@@ -21,7 +21,7 @@ import { HISTORY_CHUNK } from "../src/db/ledger";
 import { PRUNE_PER_SIGN_IN } from "../src/db/sessions";
 import { EMAIL_MAX_LENGTH } from "../src/email-address";
 import { ENDPOINT_URL_MAX } from "../src/events/endpoint-url";
-import { MAX_ATTEMPTS, PER_RUN } from "../src/events/pump";
+import { MAX_ATTEMPTS, PER_RUN, RUN_PAGE_CHARS } from "../src/events/pump";
 import {
   DRAIN_BUDGET_MS,
   FAULT_RETRY_S,
@@ -194,6 +194,9 @@ describe("figures the docs quote", () => {
     const flat = scaling.replace(/\s+/g, " ");
     for (const figure of [
       `starts no delivery past ${D1_CALL_BUDGET} in one call`,
+      `five endpoints at once read pages of ${RUN_PAGE_CHARS.toLocaleString("en-US")} characters each`,
+      `a webhook URL is at most ${ENDPOINT_URL_MAX.toLocaleString("en-US")} characters`,
+      `an isolate nudges each endpoint at most every ${NUDGE_GAP_MS} ms`,
       `it reads ${HISTORY_CHUNK} entries first, then twice as many each read up to ${KEYSET_CHUNK_MAX.toLocaleString("en-US")}, so ${D1_CALL_BUDGET} reads hold ${WHOLE_READ_MAX.toLocaleString("en-US")} entries`,
       `the replica lag plus the ${KEY_TTL_MS / 1000} s the isolate caches verified keys, but writing only for those ${KEY_TTL_MS / 1000} s`,
       `the replica lag plus the ${SESSION_TTL_MS / 1000} s the isolate caches a session's state, but writing only for those ${SESSION_TTL_MS / 1000} s`,
