@@ -30,7 +30,7 @@ const ENTRY_EVENT = "transaction.created";
 
 /**
  * Characters of event data a page holds before its last event: a batch's event holds the whole
- * batch (up to about 650 KB for 100 transfers: test/platform-limits.test.ts), so a page of 1,000
+ * batch (up to about 650 KB for 100 transfers: test/d1-row-size.test.ts), so a page of 1,000
  * could pass a Worker's 128 MB. A page ends early, with at least one event; readers go on from its
  * last id, as after any page.
  */
