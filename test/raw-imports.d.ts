@@ -4,10 +4,10 @@ declare module "*?raw" {
   export default text;
 }
 
-// Vite's `import.meta.glob`, as the tests use it: files read as text, eagerly.
+// Vite's `import.meta.glob`, as the tests use it, eagerly: files read as text, or modules whole.
 interface ImportMeta {
   glob<T>(
     pattern: string,
-    options: { query: "?raw"; import: "default"; eager: true },
+    options: { query: "?raw"; import: "default"; eager: true } | { eager: true },
   ): Record<string, T>;
 }
