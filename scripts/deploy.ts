@@ -24,6 +24,7 @@ import { accountProblem, ensureAdmin } from "./lib/admin";
 import { CONFIG, configProblem, varsProblem } from "./lib/config-check";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
 import { stop as end, runMain } from "./lib/exit";
+import { D1_QUERY_LIMIT_S, REWRITES_EVERY_ENTRY } from "./lib/large-migrations";
 import { readOutputFile, runWrangler, streamWrangler } from "./lib/wrangler";
 import {
   queueNames,
@@ -221,6 +222,33 @@ await runMain(async () => {
   const pending = readdirSync(wanted.migrationsDir)
     .filter((name) => name.endsWith(".sql") && !applied.has(name))
     .sort();
+  // `migrations apply --remote` sends each migration as one request to D1's API, which stops it at
+  // 30 s and rolls it back, the database serving nothing meanwhile. A pending migration that
+  // rewrites every entry is estimated first from the entries (ids only grow: the largest is a
+  // bound) and refused when it would not fit, before anything is applied.
+  const rewrites = pending.filter((name) => name in REWRITES_EVERY_ENTRY);
+  if (rewrites.length > 0 && !pending.includes("0000_init.sql")) {
+    const largest = remoteSql<{ entries: number }>(
+      "SELECT coalesce(max(id), 0) AS entries FROM transactions",
+    ).at(-1)!.results[0];
+    const entries = largest?.entries ?? 0;
+    const tooLong = rewrites.flatMap((name) => {
+      const perMillion = REWRITES_EVERY_ENTRY[name]!;
+      const seconds = Math.round((perMillion * entries) / 1e6);
+      return seconds < D1_QUERY_LIMIT_S
+        ? []
+        : [
+            `${name} rewrites every entry: about ${seconds} s for the database's ` +
+              `${entries.toLocaleString("en-US")} entries (${perMillion} s a million, measured locally)`,
+          ];
+    });
+    if (tooLong.length > 0)
+      stop(
+        `${tooLong.join("\n")}\nD1 stops a migration at ${D1_QUERY_LIMIT_S} s and rolls it back, the database ` +
+          "serving no request meanwhile. Upgrade it as\ndocs/deploying.md#upgrading-a-large-database " +
+          "says; nothing was migrated or uploaded.",
+      );
+  }
   if (pending.length === 0) console.log("Migrations: none pending.");
   else {
     console.log(

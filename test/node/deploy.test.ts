@@ -15,6 +15,7 @@ import {
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { D1_QUERY_LIMIT_S, REWRITES_EVERY_ENTRY } from "../../scripts/lib/large-migrations";
 import { offlineEnv } from "../../scripts/lib/wrangler";
 import { editedToml, SHIPPED_TOML } from "./project-copy";
 import { runScriptAsync } from "./run-script";
@@ -40,6 +41,8 @@ type State = {
   queues?: string[];
   users?: { id: number; username: string; email: string; passwordHash: string; role: string }[];
   failInsert?: boolean;
+  /** The largest entry id of each database (the stub's answer to the entries estimate). */
+  entries?: Record<string, number>;
 };
 
 const freshAccount = (): State => ({
@@ -88,7 +91,11 @@ const label = (line: string) =>
       /--command SELECT count\(\*\) AS administrators.*/s,
       "--command <count administrators>",
     )
-    .replace(/--command INSERT INTO users.*/s, "--command <insert administrator>");
+    .replace(/--command INSERT INTO users.*/s, "--command <insert administrator>")
+    .replace(
+      /--command SELECT coalesce\(max\(id\), 0\) AS entries.*/s,
+      "--command <count entries>",
+    );
 const sql = (what: string) => `d1 execute DB --remote --json --command <${what}>`;
 
 async function deploy(dir: string, env: Record<string, string> = {}, args: string[] = []) {
@@ -275,6 +282,66 @@ describe.concurrent("npm run deploy", () => {
       `Applying 1 migration(s) to the remote database: ${MIGRATIONS.at(-1)}`,
     );
     expect(run.output).not.toContain("TRANSACTIONS_SECURITY_CODE (optional) is not set");
+  });
+
+  it("refuses a pending migration that rewrites every entry when D1 would stop it at 30 s, and applies one that fits", async () => {
+    const uuid = "0d1e0000-0000-4000-8000-000000000043";
+    const upgrading = (entries: number): State => ({
+      ...freshAccount(),
+      databases: [{ uuid, name: "wallet-ledger" }],
+      applied: { [uuid]: MIGRATIONS.slice(0, MIGRATIONS.indexOf("0018_plain_integer_ids.sql")) },
+      entries: { [uuid]: entries },
+      worker: { secrets: ["JWT_SECRET", "WEBHOOK_SECRET_KEY"], secretLengths: {} },
+      queues: ["wallet-webhooks", "wallet-webhooks-dlq"],
+      users: [
+        {
+          id: 1,
+          username: "root",
+          email: "root@example.com",
+          passwordHash: "x",
+          role: "administrator",
+        },
+      ],
+    });
+    const refused = await deploy(project(upgrading(2_000_000), withId(uuid)));
+    expect(refused.status).toBe(1);
+    expect(refused.commands).toEqual([
+      "whoami --json",
+      "d1 list --json",
+      "queues info wallet-webhooks",
+      "queues info wallet-webhooks-dlq",
+      sql("applied migrations"),
+      sql("count entries"),
+    ]);
+    expect(refused.state.applied[uuid]).not.toContain("0018_plain_integer_ids.sql");
+    expect(refused.state.deployments).toEqual([]);
+    expect(refused.output).toContain(
+      "0018_plain_integer_ids.sql rewrites every entry: about 40 s for the database's 2,000,000 entries",
+    );
+    expect(refused.output).toContain("docs/deploying.md#upgrading-a-large-database");
+    expect(refused.output).toContain("nothing was migrated or uploaded");
+
+    const small = await deploy(project(upgrading(1_000_000), withId(uuid)));
+    expect(small.status, small.output).toBe(0);
+    expect(small.commands.slice(4, 7)).toEqual([
+      sql("applied migrations"),
+      sql("count entries"),
+      "d1 migrations apply DB --remote",
+    ]);
+    expect(small.state.applied[uuid]).toEqual(MIGRATIONS);
+  });
+
+  it("deploying.md gives the rate each migration that rewrites every entry is estimated at, and where it passes 30 s", () => {
+    const doc = readFileSync(path.join(ROOT, "docs/deploying.md"), "utf8");
+    for (const [name, perMillion] of Object.entries(REWRITES_EVERY_ENTRY)) {
+      expect(MIGRATIONS).toContain(name);
+      const row = doc
+        .split("\n")
+        .find((line) => line.startsWith(`| \`${name.replace(".sql", "")}\``));
+      const past = Math.floor((D1_QUERY_LIMIT_S / perMillion) * 10) / 10;
+      expect(row, name).toContain(`, ${perMillion} s`);
+      expect(row, name).toContain(`| ${past} million`);
+    }
   });
 
   it("refuses when wrangler is not logged in, says to run npx wrangler login, and changes nothing", async () => {
