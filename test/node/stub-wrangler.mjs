@@ -113,11 +113,17 @@ if (is("d1", "execute", "DB", "--remote", "--json", "--command") && args.length 
       u.role === "administrator" && !String(u.passwordHash ?? "").startsWith("!");
     results([{ administrators: state.users.filter(signsIn).length }]);
   }
-  // The entries estimate `npm run deploy` reads before a migration that rewrites every entry.
-  if (sql === "SELECT coalesce(max(id), 0) AS entries FROM transactions") {
+  // The entries `npm run deploy` counts before a migration that rewrites every entry, or their
+  // largest id (an imported entry keeps its WordPress post id, so it may be far above the count).
+  const entries = {
+    "SELECT count(*) AS entries FROM transactions": state.entries?.[id] ?? 0,
+    "SELECT coalesce(max(id), 0) AS entries FROM transactions":
+      state.largestIds?.[id] ?? state.entries?.[id] ?? 0,
+  }[sql];
+  if (entries !== undefined) {
     if (!state.applied[id].includes("0000_init.sql"))
       answer("", 1, "✘ [ERROR] no such table: transactions: SQLITE_ERROR\n");
-    results([{ entries: state.entries?.[id] ?? 0 }]);
+    results([{ entries }]);
   }
   const insert = sql.match(/^INSERT INTO users \(.*\) SELECT '([^']*)', '([^']*)', '([^']*)'/);
   // `failInsert`: D1 refuses the statement, and wrangler's error quotes it (as SQLite errors can).
