@@ -2,13 +2,14 @@
 // same D1 writes whether or not an account has the address; a reset code is looked up before any
 // password is hashed, and guesses are throttled per client address; one client cannot spend the
 // mail another needs; and no bookmark goes to a caller who presented no credential.
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { maskAddresses } from "../src/email-address";
 import { HELD_MS } from "../src/throttle/policy";
 import { countingD1 } from "./d1-counter";
-import { call, makeAdmin, makeUser, PASSWORD, testApp, unique } from "./helpers";
+import { API, call, makeAdmin, makeUser, PASSWORD, sharedApp, testApp, unique } from "./helpers";
 
 const BOOKMARK = "x-d1-bookmark";
 
@@ -486,6 +487,55 @@ describe("a mail the transport refuses", () => {
       code: "E_RECIPIENT_NOT_ALLOWED",
     });
     expect(line).not.toContain(user.email.split("@")[0]);
+  });
+});
+
+describe("a mail sent where the runtime has an execution context", () => {
+  it("goes after the answer; its failure is logged once, with the request id, no address", async () => {
+    const user = await makeUser();
+    let refuse: ((err: Error) => void) | undefined;
+    const vars = {
+      MAIL_TRANSPORT: "cloudflare",
+      MAIL_FROM: "wallet@example.test",
+      // The transport answers only when the test says so.
+      EMAIL: { send: () => new Promise((_, reject) => (refuse = reject)) },
+    };
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const ctx = createExecutionContext();
+      const answered = sharedApp().request(
+        `${API}/users/password-reset`,
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "CF-Connecting-IP": "198.51.100.61" },
+          body: JSON.stringify({ user_email: user.email }),
+        },
+        { ...env, ...vars },
+        ctx,
+      );
+      const res = await Promise.race([
+        answered,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error("no answer while the mail was unsent")), 5_000),
+        ),
+      ]);
+      expect(res.status).toBe(200);
+      const failures = () =>
+        logged.mock.calls.map((args) => args.join(" ")).filter((l) => l.includes("mail_failed"));
+      await vi.waitFor(() => expect(refuse).toBeDefined());
+      expect(failures()).toEqual([]);
+      refuse!(Object.assign(new Error(`no such mailbox: ${user.email}`), { code: "E_X" }));
+      await waitOnExecutionContext(ctx);
+      expect(failures().map((l) => JSON.parse(l))).toEqual([
+        {
+          request_id: res.headers.get("X-Request-Id"),
+          mail_failed: "Error: no such mailbox: <address>",
+          code: "E_X",
+        },
+      ]);
+    } finally {
+      logged.mockRestore();
+    }
   });
 });
 
