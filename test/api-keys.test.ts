@@ -1,7 +1,9 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
+import { aroundReads } from "./d1-counter";
 import {
+  API,
   call,
   FORBIDDEN,
   INVALID_CREDENTIALS,
@@ -10,6 +12,7 @@ import {
   makeKey,
   makeUser,
   NO_ROUTE,
+  sharedApp,
   type TestUser,
   tableCounts,
   testApp,
@@ -301,6 +304,39 @@ describe("GET /api-keys", () => {
     nowMs += 30_001;
     await use();
     expect(await lastUsedMs()).toBe(nowMs);
+  });
+
+  it("writes last_used_at after the answer where the runtime has an execution context", async () => {
+    const admin = await makeAdmin();
+    const { data, token } = await newKey(admin);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const d1 = aroundReads(/^update "api_keys"/i, async (write) => {
+      await released;
+      return write();
+    });
+    const ctx = createExecutionContext();
+    const answered = sharedApp().request(
+      `${API}/wallets`,
+      { headers: { Authorization: `Key ${token}` } },
+      { ...env, DB: d1 },
+      ctx,
+    );
+    const res = await Promise.race([
+      answered,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("no answer while last_used_at was unwritten")), 5_000),
+      ),
+    ]);
+    expect(res.status).toBe(200);
+    const lastUsedMs = async () =>
+      (await env.DB.prepare("SELECT last_used_at_ms AS at FROM api_keys WHERE id = ?")
+        .bind(data.id)
+        .first<{ at: number | null }>())!.at;
+    expect(await lastUsedMs()).toBeNull();
+    release();
+    await waitOnExecutionContext(ctx);
+    expect(await lastUsedMs()).toEqual(expect.any(Number));
   });
 
   it("leaves last_used_at alone when the key is refused for another username", async () => {

@@ -16,8 +16,9 @@ export const LAST_USE_BEHIND_S = (TOUCH_INTERVAL_MS + KEY_TTL_MS) / 1000;
 
 /**
  * The principal an API key credential (`base64(username:key)`) names, or null. Verified keys are
- * cached per isolate for KEY_TTL_MS on the request's clock (`nowMs`; for a write, only what the
- * primary said: isolate-cache.ts fresh); `background` runs the last-used bookkeeping write.
+ * cached per isolate for KEY_TTL_MS on the request's clock (`ctx.nowMs`; for a write, only what
+ * the primary said: isolate-cache.ts fresh); the last-used bookkeeping write runs after the answer
+ * (`ctx.afterAnswer`).
  */
 export async function keyPrincipal(ctx: ServiceContext, token: string): Promise<Principal | null> {
   const { db } = ctx;
