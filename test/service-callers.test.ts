@@ -1,10 +1,11 @@
 // Every verb of the service checks its caller before it reads or writes anything: the service, not
 // the routes, holds who may do what, so a surface that is not a route (the console, a test, one to
-// come) cannot skip it. Each exported function of src/wallet/ is a verb in VERBS, with the least
-// right it asks, or named in NOT_VERBS with why it checks no caller; a new export fails here until
-// it is one or the other. The verbs are called on a D1 that fails every query, with an input that
-// names nothing, and only by callers they must refuse, so a refusal seen is the check's, made
-// before the first query (a verb let through would run on that input).
+// come) cannot skip it. Each exported function of src/wallet/ is a verb in VERBS, with the right it
+// asks (held here as: every caller below it is refused), or named in NOT_VERBS with why it checks
+// no caller; a new export fails here until it is one or the other. The verbs are called on a D1
+// that fails every query, with an input that names nothing, and only by callers they must refuse,
+// so a refusal seen is the check's, made before the first query (a verb let through would run on
+// that input).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../src/auth/principal";
