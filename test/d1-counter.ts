@@ -12,6 +12,42 @@ export function countingD1(inner: D1Database = env.DB) {
   return { db, cost, measure };
 }
 
+/** env.DB recording each statement it runs (its SQL and bound values). */
+export function recordingD1(seen: Map<string, unknown[]>) {
+  const stmt = (inner: D1PreparedStatement, sql: string, params: unknown[]): D1PreparedStatement =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "bind")
+          return (...values: unknown[]) => stmt(target.bind(...values), sql, values);
+        if (["all", "raw", "first", "run"].includes(String(prop))) seen.set(sql, params);
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "prepare") return (sql: string) => stmt(target.prepare(sql), sql, []);
+        if (prop === "batch")
+          return (statements: D1PreparedStatement[]) => {
+            for (const s of statements) {
+              const { statement, params } = s as unknown as {
+                statement: string;
+                params: unknown[];
+              };
+              seen.set(statement, params);
+            }
+            return target.batch(statements);
+          };
+        if (prop === "withSession" && "withSession" in target)
+          return (start?: string) => wrap(target.withSession(start));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return wrap(env.DB);
+}
+
 export type BatchSender = (
   statements: D1PreparedStatement[],
   send: () => Promise<D1Result[]>,

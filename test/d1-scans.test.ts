@@ -4,7 +4,7 @@ import worker from "../src";
 import { consumeNudges, pumpDeps } from "../src/events/queue";
 import { ON } from "./compat-helpers";
 import { consoleOf, form, hidden } from "./console-helpers";
-import { countingD1 } from "./d1-counter";
+import { countingD1, recordingD1 } from "./d1-counter";
 import {
   appendHistory,
   call,
@@ -19,42 +19,6 @@ import {
   subscribeWebhook,
   unique,
 } from "./helpers";
-
-/** env.DB recording each statement it runs (its SQL and bound values). */
-function recordingD1(seen: Map<string, unknown[]>) {
-  const stmt = (inner: D1PreparedStatement, sql: string, params: unknown[]): D1PreparedStatement =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "bind")
-          return (...values: unknown[]) => stmt(target.bind(...values), sql, values);
-        if (["all", "raw", "first", "run"].includes(String(prop))) seen.set(sql, params);
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "prepare") return (sql: string) => stmt(target.prepare(sql), sql, []);
-        if (prop === "batch")
-          return (statements: D1PreparedStatement[]) => {
-            for (const s of statements) {
-              const { statement, params } = s as unknown as {
-                statement: string;
-                params: unknown[];
-              };
-              seen.set(statement, params);
-            }
-            return target.batch(statements);
-          };
-        if (prop === "withSession" && "withSession" in target)
-          return (start?: string) => wrap(target.withSession(start));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  return wrap(env.DB);
-}
 
 // A request's D1 rows must not grow with data that is neither the caller's nor the named user's: D1
 // runs one query at a time, so a request that scans the ledger holds up every credit meanwhile,

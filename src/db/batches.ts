@@ -1,6 +1,6 @@
 // Reads of batches (docs/ledger.md#batches): a batch, its entries and the batches touching a user.
 // Batches are written only by ledger/batches.ts.
-import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, countDistinct, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { type Db, inRuns } from "./client";
 import { entryWithWallet } from "./ledger";
 import { type BatchRow, batches, transactions } from "./schema";
@@ -45,19 +45,30 @@ export async function reversedAmong(db: Db, ids: number[]) {
   return new Set((await Promise.all(runs)).flat().map((r) => r.id!));
 }
 
-/** Batches with an entry of `userId`, newest first, a page of them and how many there are. */
+/**
+ * Batches with an entry of `userId`, newest first, a page of them and how many there are. The page
+ * walks the user's batch entries from the newest batch down (the (user_id, batch_id) index) to its
+ * last batch, however many batches the user has before it; the total counts every one of them.
+ */
 export async function listBatchesOf(db: Db, userId: number, offset: number, limit: number) {
-  const touching = sql`${batches.id} IN (SELECT ${transactions.batchId} FROM ${transactions}
-    WHERE ${transactions.userId} = ${userId} AND ${transactions.batchId} IS NOT NULL)`;
+  const ofUser = and(eq(transactions.userId, userId), isNotNull(transactions.batchId));
+  const page = db
+    .selectDistinct({ id: transactions.batchId })
+    .from(transactions)
+    .where(ofUser)
+    .orderBy(desc(transactions.batchId))
+    .limit(limit)
+    .offset(offset);
   const [rows, totals] = await db.batch([
     db
       .select({ id: batches.id, entryCount: batches.entryCount })
       .from(batches)
-      .where(touching)
-      .orderBy(desc(batches.id))
-      .limit(limit)
-      .offset(offset),
-    db.select({ n: count() }).from(batches).where(touching),
+      .where(inArray(batches.id, page))
+      .orderBy(desc(batches.id)),
+    db
+      .select({ n: countDistinct(transactions.batchId) })
+      .from(transactions)
+      .where(ofUser),
   ]);
   return { batches: rows, total: totals[0]?.n ?? 0 };
 }
