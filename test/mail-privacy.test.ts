@@ -499,6 +499,9 @@ describe("a mail sent where the runtime has an execution context", () => {
       MAIL_FROM: "wallet@example.test",
       // The transport answers only when the test says so.
       EMAIL: { send: () => new Promise((_, reject) => (refuse = reject)) },
+      // A write with an execution context nudges the webhook endpoints of every file's database,
+      // whose consumer would fetch their URLs: none here.
+      WEBHOOK_QUEUE: undefined,
     };
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
