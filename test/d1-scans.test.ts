@@ -176,8 +176,12 @@ describe("D1 rows read against other users' data", () => {
         ),
       cron: async () => {
         const { queue } = fakeQueue();
+        // A minute's run: the run of an hour's first minute also reads the whole sessions table,
+        // by design (docs/operations.md#the-cron-trigger), so it is measured a minute earlier.
+        const nowMs = Date.now();
+        const scheduledTime = nowMs % 3_600_000 < 60_000 ? nowMs - 60_000 : nowMs;
         await worker.scheduled(
-          { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} } as ScheduledController,
+          { scheduledTime, cron: "* * * * *", noRetry() {} } as ScheduledController,
           { ...env, DB: counter.db, WEBHOOK_QUEUE: queue },
         );
       },

@@ -4,7 +4,7 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { mailOutbox, mailTokens, users } from "./schema";
-import { liveOf, revokeSessionsOf } from "./sessions";
+import { EXPIRED_PER_PASS, liveOf, revokeSessionsOf } from "./sessions";
 import { sameText } from "./user-texts";
 import { passwordUsable } from "./users";
 
@@ -48,6 +48,23 @@ export async function recordMailRequest(
     ...(outbox ? outboxStatements(db, row.tokenHash, outbox, row.createdAtMs) : []),
   ]);
   return stored[0]!;
+}
+
+/**
+ * Deletes up to EXPIRED_PER_PASS expired tokens, used or not (by the expiry index): the cron's
+ * hourly pass, for those no later mail request pruned. Answers how many went.
+ */
+export async function deleteExpiredMailTokens(db: Db, nowMs: number) {
+  const expired = db
+    .select({ hash: mailTokens.tokenHash })
+    .from(mailTokens)
+    .where(lte(mailTokens.expiresAtMs, nowMs))
+    .limit(EXPIRED_PER_PASS);
+  const rows = await db
+    .delete(mailTokens)
+    .where(inArray(mailTokens.tokenHash, expired))
+    .returning({ hash: mailTokens.tokenHash });
+  return rows.length;
 }
 
 /**

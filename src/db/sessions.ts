@@ -51,6 +51,28 @@ export async function createSession(
   return inserted.length === 1;
 }
 
+/** Expired sessions the cron's hourly pass deletes at the most (a statement's worth). */
+export const EXPIRED_PER_PASS = 5_000;
+
+/**
+ * Deletes up to EXPIRED_PER_PASS expired sessions of any user: the cron's hourly pass, for the
+ * users who never sign in again, whose rows no sign-in prunes. No index orders the table by expiry
+ * alone (every sign-in would write a row to it), so it reads the whole table: once an hour, not each
+ * minute. A row goes at its expiry, when its token stops verifying anyway. Answers how many went.
+ */
+export async function deleteExpiredSessions(db: Db, nowMs: number) {
+  const expired = db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(lte(sessions.expiresAtMs, nowMs))
+    .limit(EXPIRED_PER_PASS);
+  const rows = await db
+    .delete(sessions)
+    .where(inArray(sessions.id, expired))
+    .returning({ id: sessions.id });
+  return rows.length;
+}
+
 /**
  * A session by id: its owner and the owner's role now, its kind and whether it was revoked;
  * undefined when there is none (or its user is gone).
