@@ -544,6 +544,16 @@ describe("LoginThrottle Durable Object", () => {
     expect(left).toEqual({ rows: 0, alarm: null });
   });
 
+  it("keeps no storage for a give-back that finds its count forgotten", async () => {
+    const stub = objectNamed(unique("forgotten"));
+    // Reserved at a time long over: the object forgets it at once, with no alarm left.
+    const longAgo = Date.now() - 2 * BACKOFF_MEMORY_MS;
+    expect(await stub.reserve("address", longAgo)).toMatchObject({ allowed: true });
+    expect(await tables(stub)).toBe(0);
+    await stub.release("address", longAgo);
+    expect(await tables(stub)).toBe(0);
+  });
+
   it("an account keeps its known addresses past its failures, and forgets stale pairs", async () => {
     const stub = objectNamed(unique("account"));
     const now = Date.now();

@@ -14,6 +14,7 @@ import {
   deletePair,
   ensureTables,
   forgetAllAtMs,
+  hasTables,
   loadKnown,
   loadPair,
   loadPairs,
@@ -68,6 +69,9 @@ export class LoginThrottle extends DurableObject<Env> {
 
   /** Gives back a reservation that was not a failure, against the `limit` it was reserved under. */
   async release(kind: ThrottleKind, reservedAtMs: number, limit?: number): Promise<void> {
+    // An object that keeps nothing forgot the count already: creating its tables to find that out
+    // would leave them behind, with no alarm to delete them.
+    if (!hasTables(this.ctx.storage.sql)) return;
     const { state } = loadThrottle(this.sql);
     const next = release(state, policyFor(kind, limit), reservedAtMs);
     if (next === state) return; // unchanged when a success or an unlock came first
@@ -127,8 +131,7 @@ export class LoginThrottle extends DurableObject<Env> {
   async knows(address: string, nowMs: number): Promise<boolean> {
     // Read without creating the tables: an object nobody signed in to keeps no storage.
     const sql = this.ctx.storage.sql;
-    const tables = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'known'");
-    return tables.toArray().length > 0 && isKnown(loadKnown(sql), address, nowMs);
+    return hasTables(sql) && isKnown(loadKnown(sql), address, nowMs);
   }
 
   /** A good password from `address`: see signInSucceeded. */

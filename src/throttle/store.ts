@@ -37,6 +37,11 @@ export function ensureTables(sql: SqlStorage) {
     last_success_ms INTEGER NOT NULL)`);
 }
 
+/** Whether the tables exist: read without creating them, so an object that keeps nothing stays so. */
+export const hasTables = (sql: SqlStorage) =>
+  sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'throttle'").toArray()
+    .length > 0;
+
 const toState = (row: StateRow | undefined): ThrottleState =>
   row
     ? {
