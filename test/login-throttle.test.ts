@@ -1,10 +1,11 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Pace } from "../src/auth/pace";
 import { hashPassword } from "../src/auth/password";
 import { sha256Hex } from "../src/auth/sha256";
 import { HELD_MS } from "../src/throttle/policy";
-import { accountKey, addressKey, objectFor } from "../src/throttle/sign-in";
+import { accountKey, addressKey, loginKey, objectFor } from "../src/throttle/sign-in";
 import {
   appAt,
   call,
@@ -565,5 +566,53 @@ describe("POST /users/login throttling per client address", { timeout: 30_000 },
       }),
       900,
     );
+  });
+});
+
+describe("what one sign-in leaves in the throttle's storage", () => {
+  const DAY_MS = 86_400_000;
+  /** Each table's rows in `key`'s object ({} when it keeps no storage), and its alarm. */
+  const stored = (key: string) =>
+    runInDurableObject(objectFor(env.LOGIN_THROTTLE, key), async (_, state) => {
+      const rows: Record<string, number> = {};
+      for (const { name } of state.storage.sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE name IN ('throttle', 'pairs', 'known')",
+        )
+        .toArray())
+        rows[name] = state.storage.sql.exec(`SELECT 1 FROM "${name}"`).toArray().length;
+      return { rows, alarm: await state.storage.getAlarm() };
+    });
+
+  it("a failure from a new address: three rows in two objects, forgotten 15 minutes later", async () => {
+    const ip = freshAddress();
+    const login = `${unique("nobody")}@example.test`;
+    expect((await attempt({ login, password: "wrong", ip })).status).toBe(400);
+    const forgetAt = pinnedMs + 15 * 60_000; // the window: the alarm then deletes the object
+    expect(await stored(addressKey(ip))).toEqual({
+      rows: { throttle: 1, pairs: 0, known: 0 },
+      alarm: forgetAt,
+    });
+    expect(await stored(loginKey(login))).toEqual({
+      rows: { throttle: 1, pairs: 1, known: 0 },
+      alarm: forgetAt,
+    });
+    // Asked in the place of an account, as the login names nobody: it keeps nothing.
+    expect(await stored(`account:nobody:${login}`)).toEqual({ rows: {}, alarm: null });
+  });
+
+  it("a good sign-in: nothing of the address's count, its address known for 30 days", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    expect((await attempt({ login: user.email, password: PASSWORD, ip })).status).toBe(200);
+    expect(await stored(addressKey(ip))).toEqual({ rows: {}, alarm: null });
+    const known = { known: 1, alarm: pinnedMs + 30 * DAY_MS };
+    const login = await stored(loginKey(user.email));
+    expect({ known: login.rows.known, pairs: login.rows.pairs, alarm: login.alarm }).toEqual({
+      ...known,
+      pairs: 0,
+    });
+    const account = await stored(accountKey(user.id));
+    expect({ known: account.rows.known, alarm: account.alarm }).toEqual(known);
   });
 });
