@@ -22,16 +22,6 @@ const app = createApp();
 
 const HOUR_MS = 3_600_000;
 
-/**
- * The hourly pass of the cron, in the run scheduled in each hour's first minute: expired sessions
- * and mail tokens that no sign-in or mail request of their own pruned (docs/operations.md).
- */
-async function deleteExpired(db: ReturnType<typeof createDb>, nowMs: number) {
-  const sessions = await deleteExpiredSessions(db, nowMs);
-  const mailTokens = await deleteExpiredMailTokens(db, nowMs);
-  return { sessions_deleted: sessions, mail_tokens_deleted: mailTokens };
-}
-
 export default {
   fetch: app.fetch,
   // Webhook delivery (docs/events.md): the nudge queue's consumer, and its dead letters. An
@@ -46,8 +36,9 @@ export default {
   /**
    * The cron trigger (wrangler.toml [triggers], every minute): nudges any endpoint an event is
    * still waiting for (a nudge lost with its isolate), and records holds whose time ran out as
-   * expired (they stopped counting at their expires_at already: docs/ledger.md#holds); once an
-   * hour, deletes what expired (deleteExpired).
+   * expired (they stopped counting at their expires_at already: docs/ledger.md#holds); in the run
+   * scheduled in each hour's first minute, deletes the expired sessions and mail tokens that no
+   * sign-in or mail request of their own pruned (docs/operations.md).
    */
   async scheduled(controller, env, _ctx?: ExecutionContext) {
     // No database bound: said plainly each run, as every route names it (http/settings.ts).
@@ -90,13 +81,27 @@ export default {
       failed("expire_holds"),
     );
     await sweepOutbox(d1, env, Date.now()).catch(failed("sweep_outbox"));
-    const deleted =
-      controller.scheduledTime % HOUR_MS < 60_000
-        ? await deleteExpired(db, controller.scheduledTime).catch(failed("delete_expired"))
-        : undefined;
-    // One line per run, like the request log line (docs/operations.md).
+    // Each its own step, so a fault in one leaves the other done.
+    const hourly = controller.scheduledTime % HOUR_MS < 60_000;
+    const sessionsDeleted = hourly
+      ? await deleteExpiredSessions(db, controller.scheduledTime).catch(failed("delete_sessions"))
+      : undefined;
+    const mailTokensDeleted = hourly
+      ? await deleteExpiredMailTokens(db, controller.scheduledTime).catch(
+          failed("delete_mail_tokens"),
+        )
+      : undefined;
+    // One line per run, like the request log line (docs/operations.md); a count left out is a
+    // step not run or failed.
     if (expired !== undefined)
-      console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired, ...deleted }));
+      console.log(
+        JSON.stringify({
+          cron: controller.cron,
+          holds_expired: expired,
+          sessions_deleted: sessionsDeleted,
+          mail_tokens_deleted: mailTokensDeleted,
+        }),
+      );
     if (faults.length > 0) throw stepsFailed();
   },
 } satisfies ExportedHandler<Env>;

@@ -4,7 +4,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { EXPIRED_PER_PASS } from "../src/db/sessions";
-import { makeUser, runCron, signedToken, unique } from "./helpers";
+import worker from "../src/index";
+import { aroundReads } from "./d1-counter";
+import { fakeQueue, makeUser, runCron, signedToken, unique } from "./helpers";
 
 const HOUR_MS = 3_600_000;
 const count = async (query: string, ...values: unknown[]) =>
@@ -79,5 +81,35 @@ describe("the cron's hourly pass", () => {
       .all<{ token_hash: string }>();
     expect(left.results).toEqual([{ token_hash: live }]);
     expect(line.mail_tokens_deleted).toBeGreaterThanOrEqual(2);
+  });
+
+  it("deletes the expired mail tokens when the sessions' deletion fails, and names that step", async () => {
+    const email = `${unique("inbox")}@example.test`;
+    await mailToken(email, Date.now() - 10 * 86_400_000, null);
+    const refusing = aroundReads(/^delete from "sessions"/i, () => {
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const hourStart = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+      const { queue } = fakeQueue();
+      await expect(
+        worker.scheduled(
+          { scheduledTime: hourStart, cron: "* * * * *", noRetry() {} },
+          { ...env, DB: refusing, WEBHOOK_QUEUE: queue },
+        ),
+      ).rejects.toThrow(new Error("Cron steps failed (logged): delete_sessions"));
+      const faults = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+      expect(faults).toEqual([expect.objectContaining({ step: "delete_sessions" })]);
+      const line = logs.mock.calls
+        .map(([l]) => JSON.parse(String(l)))
+        .find((l) => "holds_expired" in l);
+      expect(line.sessions_deleted).toBeUndefined();
+      expect(line.mail_tokens_deleted).toBeGreaterThanOrEqual(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(await count("SELECT count(*) AS n FROM mail_tokens WHERE email = ?", email)).toBe(0);
   });
 });
