@@ -4,6 +4,7 @@ import { hashApiKey } from "../src/auth/api-keys";
 import { aroundReads } from "./d1-counter";
 import {
   API,
+  answeredWithout,
   call,
   FORBIDDEN,
   INVALID_CREDENTIALS,
@@ -322,12 +323,7 @@ describe("GET /api-keys", () => {
       { ...env, DB: d1 },
       ctx,
     );
-    const res = await Promise.race([
-      answered,
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error("no answer while last_used_at was unwritten")), 5_000),
-      ),
-    ]);
+    const res = await answeredWithout(answered, "no answer while last_used_at was unwritten");
     expect(res.status).toBe(200);
     const lastUsedMs = async () =>
       (await env.DB.prepare("SELECT last_used_at_ms AS at FROM api_keys WHERE id = ?")

@@ -437,6 +437,16 @@ export async function appendHistory(userId: number, walletId: string, count: num
   await env.DB.prepare(appendHistorySql(userId, walletId, count, unique("h"))).run();
 }
 
+/**
+ * `answer`, or a failure saying `why` when it has not come within 5 s: a test that holds some work
+ * back (a mail, a write) sees whether the answer waits for it.
+ */
+export const answeredWithout = <T>(answer: T | Promise<T>, why: string) =>
+  Promise.race([
+    answer,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(why)), 5_000)),
+  ]);
+
 /** A batch of one credit of 1 to `userId` in `walletId`, posted by `admin`: its id. */
 export async function creditBatch(admin: TestUser, userId: number, walletId: string) {
   const res = await call("POST", "/batches", {
