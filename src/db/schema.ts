@@ -380,7 +380,7 @@ export const apiKeys = sqliteTable(
 // is accepted only while its row is here and not revoked. `audience` is the token's `aud`: an API
 // token and a console cookie are different kinds. Rows are kept until `expires_at_ms` (the token's
 // own `exp`), so a revoked token stays refused for as long as it could verify; src/db/sessions.ts
-// prunes a user's expired rows at each of its sign-ins.
+// prunes a user's expired rows at each of its sign-ins, and the cron's hourly pass the rest.
 export const sessions = sqliteTable(
   "sessions",
   {
