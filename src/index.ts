@@ -81,15 +81,16 @@ export default {
       failed("expire_holds"),
     );
     await sweepOutbox(d1, env, Date.now()).catch(failed("sweep_outbox"));
-    // Each its own step, so a fault in one leaves the other done.
+    // Each its own step, so a fault in one leaves the other done. What has expired is judged by the
+    // clock: a run is scheduled for a moment already past, and one set in the future (as tests do,
+    // for holds) must not end sessions still live.
     const hourly = controller.scheduledTime % HOUR_MS < 60_000;
+    const nowMs = Date.now();
     const sessionsDeleted = hourly
-      ? await deleteExpiredSessions(db, controller.scheduledTime).catch(failed("delete_sessions"))
+      ? await deleteExpiredSessions(db, nowMs).catch(failed("delete_sessions"))
       : undefined;
     const mailTokensDeleted = hourly
-      ? await deleteExpiredMailTokens(db, controller.scheduledTime).catch(
-          failed("delete_mail_tokens"),
-        )
+      ? await deleteExpiredMailTokens(db, nowMs).catch(failed("delete_mail_tokens"))
       : undefined;
     // One line per run, like the request log line (docs/operations.md); a count left out is a
     // step not run or failed.

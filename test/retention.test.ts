@@ -65,6 +65,16 @@ describe("the cron's hourly pass", () => {
     expect(line.sessions_deleted).toBeLessThanOrEqual(EXPIRED_PER_PASS);
   });
 
+  it("judges expiry by the clock, so a run scheduled ahead of it deletes no live session", async () => {
+    // The tests run the cron at future instants (holds expiring in 2027) on the database every
+    // file shares: a pass at such an hour must not end the others' sessions.
+    const user = await makeUser();
+    const live = () => count("SELECT count(*) AS n FROM sessions WHERE user_id = ?", user.id);
+    expect(await live()).toBe(1);
+    await cronAt(Date.UTC(2030, 0, 1));
+    expect(await live()).toBe(1);
+  });
+
   it("deletes expired mail tokens, used or not, and keeps the live ones", async () => {
     const email = `${unique("inbox")}@example.test`;
     const longAgo = Date.now() - 10 * 86_400_000;
