@@ -5,6 +5,7 @@ import { consoleOf } from "./console-helpers";
 import { countingD1, recordingD1 } from "./d1-counter";
 import {
   appendHistory,
+  appendHolds,
   call,
   creditBatch,
   makeAdmin,
@@ -47,16 +48,9 @@ describe("D1 rows read for one very large user", () => {
     const whale = async (entries: number) => {
       const user = await makeUser();
       await appendHistory(user.id, wallet, entries);
-      const tag = unique("x").toLowerCase();
       // Its holds: half still held (a cent each), half voided.
-      await run(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${entries})
-         INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s)
-         SELECT ${user.id}, '${wallet}', 1, '0.01', '${tag}' || i, '${tag}' || i, 'held', ${HISTORY_S} + i, 4000000000 FROM n`,
-      );
-      await run(
-        `UPDATE holds SET status = 'voided', resolved_at_s = created_at_s + 1 WHERE user_id = ${user.id} AND id % 2 = 0`,
-      );
+      await appendHolds(user.id, wallet, entries);
+      const tag = unique("x").toLowerCase();
       // Then a fifth as many batches of one credit each, dated after that history.
       const batched = entries / 5;
       await run(

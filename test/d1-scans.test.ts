@@ -7,6 +7,7 @@ import { consoleOf, form, hidden } from "./console-helpers";
 import { countingD1, recordingD1 } from "./d1-counter";
 import {
   appendHistory,
+  appendHolds,
   call,
   credit,
   fakeQueue,
@@ -213,13 +214,7 @@ describe("D1 rows read against other users' data", () => {
     // mail tokens, events, another endpoint's deliveries.
     for (const o of others) await appendHistory(o.id, wallet, N);
     const someone = others[0]!.id;
-    await run(
-      `${n} INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s)
-       SELECT ${someone}, '${wallet}', 1, '0.01', '${tag}' || i, '${tag}' || i, 'held', 1, 4000000000 FROM n`,
-    );
-    await run(
-      `UPDATE holds SET status = 'voided', resolved_at_s = 2 WHERE user_id = ${someone} AND id % 2 = 0`,
-    );
+    await appendHolds(someone, wallet, N);
     await run(
       `${n} INSERT INTO sessions (id, user_id, audience, created_at_ms, expires_at_ms)
        SELECT '${tag}' || i, ${someone}, 'wallet-api', 0, 4000000000000 FROM n`,

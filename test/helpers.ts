@@ -447,6 +447,26 @@ export const answeredWithout = <T>(answer: T | Promise<T>, why: string) =>
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error(why)), 5_000)),
   ]);
 
+/**
+ * `count` holds of one minor unit for `userId` in `walletId`, written straight to D1 and dated as
+ * appendHistory dates its entries: the odd ones still held (until 2096), the even ones voided.
+ */
+export async function appendHolds(userId: number, walletId: string, count: number) {
+  const tag = unique("hold");
+  await env.DB.batch([
+    env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?4)
+       INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key,
+         status, created_at_s, expires_at_s)
+       SELECT ?1, ?2, 1, '0.01', ?3 || i, ?3 || i, 'held', 1700000000 + i, 4000000000 FROM n`,
+    ).bind(userId, walletId, tag, count),
+    env.DB.prepare(
+      `UPDATE holds SET status = 'voided', resolved_at_s = created_at_s + 1
+       WHERE user_id = ? AND id % 2 = 0`,
+    ).bind(userId),
+  ]);
+}
+
 /** A batch of one credit of 1 to `userId` in `walletId`, posted by `admin`: its id. */
 export async function creditBatch(admin: TestUser, userId: number, walletId: string) {
   const res = await call("POST", "/batches", {
