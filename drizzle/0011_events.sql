@@ -51,14 +51,15 @@ CREATE TRIGGER `events_transaction_created` AFTER INSERT ON `transactions`
 WHEN NEW.`imported` = 0
 BEGIN
   INSERT INTO `events` (`type`, `subject`, `data`, `created_at_ms`)
-  SELECT 'transaction.created', CAST(NEW.`id` AS TEXT), json_object(
+  SELECT 'transaction.created', CAST(NEW.`id` AS TEXT), json_set(json_object(
       'id', NEW.`id`, 'user_id', NEW.`user_id`, 'wallet_id', NEW.`wallet_id`,
       'txn_type', NEW.`txn_type`, 'amount_minor', NEW.`amount_minor`, 'amount_text', NEW.`amount_text`,
       'balance_after_minor', NEW.`balance_after_minor`, 'request_id', NEW.`request_id`,
       'transfer_id', NEW.`transfer_id`, 'reverses_id', NEW.`reverses_id`, 'note', NEW.`note`,
       'title', NEW.`title`, 'slug', NEW.`slug`, 'guid', NEW.`guid`, 'created_at_s', NEW.`created_at_s`,
-      'symbol', w.`symbol`, 'symbol_position', w.`symbol_position`, 'decimals', w.`decimals`,
-      'extra_decimals', w.`extra_decimals`),
+      'symbol', w.`symbol`),
+      '$.symbol_position', w.`symbol_position`, '$.decimals', w.`decimals`,
+      '$.extra_decimals', w.`extra_decimals`),
     NEW.`created_at_s` * 1000
   FROM `wallets` w WHERE w.`id` = NEW.`wallet_id`;
 END;

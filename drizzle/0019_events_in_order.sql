@@ -12,14 +12,15 @@ CREATE TRIGGER `events_of_entry` AFTER INSERT ON `transactions`
 WHEN NEW.`imported` = 0 OR NEW.`hold_id` IS NOT NULL OR NEW.`batch_id` IS NOT NULL
 BEGIN
   INSERT INTO `events` (`type`, `subject`, `data`, `created_at_ms`)
-  SELECT 'transaction.created', CAST(NEW.`id` AS TEXT), json_object(
+  SELECT 'transaction.created', CAST(NEW.`id` AS TEXT), json_set(json_object(
       'id', NEW.`id`, 'user_id', NEW.`user_id`, 'wallet_id', NEW.`wallet_id`,
       'txn_type', NEW.`txn_type`, 'amount_minor', NEW.`amount_minor`, 'amount_text', NEW.`amount_text`,
       'balance_after_minor', NEW.`balance_after_minor`, 'request_id', NEW.`request_id`,
       'transfer_id', NEW.`transfer_id`, 'reverses_id', NEW.`reverses_id`, 'note', NEW.`note`,
       'title', NEW.`title`, 'slug', NEW.`slug`, 'guid', NEW.`guid`, 'created_at_s', NEW.`created_at_s`,
-      'symbol', w.`symbol`, 'symbol_position', w.`symbol_position`, 'decimals', w.`decimals`,
-      'extra_decimals', w.`extra_decimals`),
+      'symbol', w.`symbol`),
+      '$.symbol_position', w.`symbol_position`, '$.decimals', w.`decimals`,
+      '$.extra_decimals', w.`extra_decimals`),
     NEW.`created_at_s` * 1000
   FROM `wallets` w WHERE NEW.`imported` = 0 AND w.`id` = NEW.`wallet_id`;
   INSERT INTO `events` (`type`, `subject`, `data`, `created_at_ms`)
@@ -41,15 +42,15 @@ BEGIN
       'created_at_s', o.`created_at_s`,
       'reversal_batch_id', CASE WHEN b.`reverses_batch_id` IS NULL THEN NULL ELSE b.`id` END,
       'entries', (SELECT json_group_array(json(x.`snapshot`)) FROM (
-        SELECT json_object(
+        SELECT json_set(json_object(
             'id', t.`id`, 'user_id', t.`user_id`, 'wallet_id', t.`wallet_id`,
             'txn_type', t.`txn_type`, 'amount_minor', t.`amount_minor`, 'amount_text', t.`amount_text`,
             'balance_after_minor', t.`balance_after_minor`, 'request_id', t.`request_id`,
             'transfer_id', t.`transfer_id`, 'reverses_id', t.`reverses_id`, 'note', t.`note`,
             'title', t.`title`, 'slug', t.`slug`, 'guid', t.`guid`, 'created_at_s', t.`created_at_s`,
-            'batch_id', t.`batch_id`,
-            'symbol', w.`symbol`, 'symbol_position', w.`symbol_position`, 'decimals', w.`decimals`,
-            'extra_decimals', w.`extra_decimals`) AS `snapshot`
+            'batch_id', t.`batch_id`),
+            '$.symbol', w.`symbol`, '$.symbol_position', w.`symbol_position`, '$.decimals', w.`decimals`,
+            '$.extra_decimals', w.`extra_decimals`) AS `snapshot`
         FROM `transactions` t JOIN `wallets` w ON w.`id` = t.`wallet_id`
         WHERE t.`batch_id` = o.`id` ORDER BY t.`id`) x)),
     NEW.`created_at_s` * 1000

@@ -1,8 +1,10 @@
 -- hand-written: no SQL function call takes more than 32 arguments, the limit Cloudflare publishes
--- for D1 and Durable Objects (workerd's SQLite allows 127, so local D1 never refused one). An
--- entry's event called json_object with 38 arguments and an entry of a batch's event with 40; each
--- now builds its first 16 members with json_object and adds the rest with json_set, which appends
--- a new key at the end: the same members in the same order, the same text byte for byte
+-- for D1 and Durable Objects (workerd's SQLite allows 127, so local D1 never refused one). As
+-- migrations 0011 to 0028 first shipped, an entry's event called json_object with 38 arguments and
+-- an entry of a batch's event with 40 (they are written within 32 now, so on a database that
+-- applied them since, this makes the same trigger again); each now builds its first 16 members
+-- with json_object and adds the rest with json_set, which appends a new key at the end: the same
+-- members in the same order, the same text byte for byte
 -- (test/function-arguments.test.ts holds both: every call in the schema within 32, and each event's
 -- data as the trigger before this one wrote it). Only the trigger is made again, no table: it is the
 -- newest trigger on transactions, so made again it still runs first.
