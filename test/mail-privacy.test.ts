@@ -1,7 +1,8 @@
-// What mailed links tell a stranger (docs/mail.md#what-asking-tells): a request for a mail makes the
-// same D1 writes whether or not an account has the address; a reset code is looked up before any
-// password is hashed, and guesses are throttled per client address; one client cannot spend the
-// mail another needs; and no bookmark goes to a caller who presented no credential.
+// What mailed links tell a stranger (docs/mail.md#asking-for-a-mail-reveals-nothing): a request
+// for a mail makes the same D1 writes whether or not an account has the address; a reset code is
+// looked up before any password is hashed, and guesses are throttled per client address; one
+// client cannot spend the mail another needs; and no bookmark goes to a caller who presented no
+// credential.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";

@@ -1,5 +1,6 @@
 // Balances at a point in time (GET /user-wallet-balance?at=) and statements (GET /statements), in
-// JSON and CSV (docs/api.md#get-statements, docs/ledger.md#balances-at-a-point-in-time).
+// JSON and CSV (docs/api.md#get-statements-beyond-the-plugin,
+// docs/ledger.md#balances-at-a-point-in-time).
 import { env } from "cloudflare:workers";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";

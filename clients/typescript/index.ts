@@ -30,7 +30,7 @@ export type NamedCalls = {
 
 export type WalletClient = Client<paths, "application/json"> & NamedCalls;
 
-/** An API key (docs/api.md#api-keys) or an access token from POST /users/login. */
+/** An API key (docs/api.md#api-keys-administrator) or an access token from POST /users/login. */
 export type Credentials = { username: string; key: string } | { token: string };
 
 const base64 = (text: string) =>

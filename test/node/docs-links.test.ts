@@ -1,7 +1,8 @@
 // Every relative link and image in the Markdown the repository ships names a file that exists, and
 // every #anchor a heading of that file, as GitHub slugs headings: a renamed heading or a moved file
 // fails here instead of leaving a reader at the top of a page, or at none. The same holds for the
-// docs a comment in src/ or scripts/ points to (`docs/events.md#which-urls`).
+// docs a comment in src/, scripts/, test/, bench/ or clients/ points to
+// (`docs/events.md#which-urls`).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import GithubSlugger from "github-slugger";
@@ -65,13 +66,13 @@ it.each(FILES)("%s links only to files and headings that exist", (file) => {
   expect(broken).toEqual([]);
 });
 
-const SOURCES = ["src", "scripts"].flatMap((dir) =>
+const SOURCES = ["src", "scripts", "test", "bench", "clients"].flatMap((dir) =>
   readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
-    .filter((name) => /\.(ts|tsx|mjs)$/.test(name))
+    .filter((name) => /\.(ts|tsx|mjs|php)$/.test(name))
     .map((name) => path.join(dir, name)),
 );
 
-it("the docs that comments in src/ and scripts/ point to exist, with their headings", () => {
+it("the docs that comments in src/, scripts/, test/, bench/ and clients/ point to exist, with their headings", () => {
   const broken: string[] = [];
   for (const file of SOURCES) {
     const text = readFileSync(path.join(ROOT, file), "utf8");
