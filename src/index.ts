@@ -93,8 +93,8 @@ export default {
       ? await deleteExpiredMailTokens(db, nowMs).catch(failed("delete_mail_tokens"))
       : undefined;
     // One line per run, like the request log line (docs/operations.md); a count left out is a
-    // step not run or failed.
-    if (expired !== undefined)
+    // step not run or failed, so a failed expiry still leaves the hourly deletions' counts.
+    if (expired !== undefined || sessionsDeleted !== undefined || mailTokensDeleted !== undefined)
       console.log(
         JSON.stringify({
           cron: controller.cron,

@@ -122,4 +122,35 @@ describe("the cron's hourly pass", () => {
     }
     expect(await count("SELECT count(*) AS n FROM mail_tokens WHERE email = ?", email)).toBe(0);
   });
+
+  it("logs what it deleted when the holds' expiry fails, leaving holds_expired out", async () => {
+    const email = `${unique("inbox")}@example.test`;
+    await mailToken(email, Date.now() - 10 * 86_400_000, null);
+    const refusing = aroundReads(/"holds"/, () => {
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const hourStart = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+      const { queue } = fakeQueue();
+      await expect(
+        worker.scheduled(
+          { scheduledTime: hourStart, cron: "* * * * *", noRetry() {} },
+          { ...env, DB: refusing, WEBHOOK_QUEUE: queue },
+        ),
+      ).rejects.toThrow(new Error("Cron steps failed (logged): expire_holds"));
+      const faults = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+      expect(faults).toEqual([expect.objectContaining({ step: "expire_holds" })]);
+      const lines = logs.mock.calls
+        .map(([l]) => JSON.parse(String(l)))
+        .filter((l) => "mail_tokens_deleted" in l);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).not.toHaveProperty("holds_expired");
+      expect(lines[0].mail_tokens_deleted).toBeGreaterThanOrEqual(1);
+      expect(lines[0].sessions_deleted).toBeGreaterThanOrEqual(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
 });
