@@ -369,21 +369,30 @@ export async function startServer({
         removeOwn({ keepState });
       },
     };
-    /** Ends the server's processes (SIGKILL after 10 s), leaving its state and config. */
+    /**
+     * Ends the server's processes (SIGKILL after 10 s), leaving its state and config. Not only the
+     * child's exit is waited for: a wrapper in its place (a test's stand-in for wrangler) may end
+     * before the wrangler and workerd it runs, and wrangler writes its debug log into the state
+     * folder (creating it again, were it removed) until it ends.
+     */
     async function halt(signal: NodeJS.Signals) {
       const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
-      if (running()) {
-        const exited = new Promise((r) => child.once("exit", r));
+      const group = child.pid!;
+      if (running() || groupRunning(group)) {
+        const exited = running() ? new Promise((r) => child.once("exit", r)) : undefined;
         try {
-          process.kill(-child.pid!, signal);
+          process.kill(-group, signal);
         } catch {
           // already gone
         }
+        const deadline = Date.now() + 10_000;
         // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
-        if (running()) {
+        if (exited) await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+        while (groupRunning(group) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 20));
+        if (running() || groupRunning(group)) {
           try {
-            process.kill(-child.pid!, "SIGKILL"); // did not stop in 10 s
+            process.kill(-group, "SIGKILL"); // did not stop in 10 s
           } catch {
             // gone meanwhile
           }
@@ -403,6 +412,35 @@ export async function startServer({
     }
     return server;
   }
+}
+
+/**
+ * Whether a process of group `pgid` still runs. Zombies are left out: they write nothing, and an
+ * orphan's stays listed until the machine's init reaps it, which in a sandbox can take seconds
+ * (about 2 s on the machine the suites run on). Without /proc, whether any member is left.
+ */
+function groupRunning(pgid: number) {
+  if (process.platform !== "linux") {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // ended meanwhile
+    }
+    // "pid (name) state ppid pgrp ...": the name may hold spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+  }
+  return false;
 }
 
 /**

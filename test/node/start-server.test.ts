@@ -2,8 +2,10 @@
 // suites start their servers with: a `wrangler dev` that exits at once (a port taken between the
 // probe and the bind) is started again on other ports, and what the call made for it is removed
 // when it gives up; the server's vars, its token secret among them, are not on its command line,
-// and a developer's `.dev.vars` does not reach it. Wrangler here is a stand-in that records its
-// `dev` command lines and makes the first ones exit, then hands every command to the real one.
+// and a developer's `.dev.vars` does not reach it; `stop()` returns once none of its processes runs.
+// Wrangler here is a stand-in that records its `dev` command lines and makes the first ones exit,
+// then hands every command to the real one.
+import { execFileSync } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import {
   existsSync,
@@ -62,6 +64,14 @@ function devRuns() {
   return runs;
 }
 const option = (args: string[], name: string) => args[args.indexOf(name) + 1];
+/** The processes of group `pgid` that still run ("pid state"), zombies left out: they write nothing. */
+const runningInGroup = (pgid: number) =>
+  execFileSync("ps", ["-e", "-o", "pgid=,stat=,pid="], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([group, stat]) => Number(group) === pgid && !stat!.startsWith("Z"))
+    .map(([, stat, pid]) => `${pid} ${stat}`);
 /** The config copies startServer makes beside wrangler.toml (wrangler.load-<pid>-<n>.toml). */
 const configCopies = () =>
   readdirSync(ROOT).filter((name) => name.startsWith(`wrangler.load-${process.pid}-`));
@@ -162,4 +172,15 @@ it("gives wrangler dev its vars in a file of the owner's, and not the .dev.vars 
   }
   expect(varsFile, "wrangler dev started with --env-file").toBeDefined();
   expect(existsSync(varsFile!), "the vars file left behind").toBe(false);
+}, 180_000);
+
+it("stops the whole server before stop() returns, not only the process it started", async () => {
+  // The stand-in is the process startServer started, and the SIGTERM ends it at once (it waits in
+  // spawnSync, with no handler), before the wrangler it runs. Wrangler, left running, writes its
+  // debug log into the state folder, making the folder again after its caller removed it.
+  process.env.FAIL_DEV_RUNS = "0";
+  const server = await startServer({ persistTo: path.join(work, "stopped") });
+  devRuns();
+  await server.stop();
+  expect(runningInGroup(server.child.pid!), "processes of the server still running").toEqual([]);
 }, 180_000);
