@@ -369,35 +369,9 @@ export async function startServer({
         removeOwn({ keepState });
       },
     };
-    /**
-     * Ends the server's processes (SIGKILL after 10 s), leaving its state and config. Not only the
-     * child's exit is waited for: a wrapper in its place (a test's stand-in for wrangler) may end
-     * before the wrangler and workerd it runs, and wrangler writes its debug log into the state
-     * folder (creating it again, were it removed) until it ends.
-     */
+    /** Ends the server's processes (endProcessGroup), leaving its state and config. */
     async function halt(signal: NodeJS.Signals) {
-      const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
-      const group = child.pid!;
-      if (running() || groupRunning(group)) {
-        const exited = running() ? new Promise((r) => child.once("exit", r)) : undefined;
-        try {
-          process.kill(-group, signal);
-        } catch {
-          // already gone
-        }
-        const deadline = Date.now() + 10_000;
-        // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
-        if (exited) await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
-        while (groupRunning(group) && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 20));
-        if (running() || groupRunning(group)) {
-          try {
-            process.kill(-group, "SIGKILL"); // did not stop in 10 s
-          } catch {
-            // gone meanwhile
-          }
-        }
-      }
+      await endProcessGroup(child, signal);
       rmSync(varsFile, { force: true });
       live.delete(server);
     }
@@ -411,6 +385,36 @@ export async function startServer({
       throw error;
     }
     return server;
+  }
+}
+
+/**
+ * Ends every process of a detached child's group: `signal` to the group, then SIGKILL if any still
+ * runs after 10 s. Not only the child's exit is waited for: a wrapper in its place (a test's
+ * stand-in for wrangler) may end before the wrangler and workerd it runs, and wrangler writes its
+ * debug log into the state folder (creating it again, were it removed) until it ends, as workerd
+ * holds the local D1 until it ends.
+ */
+export async function endProcessGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM") {
+  const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
+  const group = child.pid;
+  if (group === undefined || !(running() || groupRunning(group))) return;
+  const exited = running() ? new Promise((r) => child.once("exit", r)) : undefined;
+  try {
+    process.kill(-group, signal);
+  } catch {
+    // already gone
+  }
+  const deadline = Date.now() + 10_000;
+  // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
+  if (exited) await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+  while (groupRunning(group) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (running() || groupRunning(group)) {
+    try {
+      process.kill(-group, "SIGKILL"); // did not stop in 10 s
+    } catch {
+      // gone meanwhile
+    }
   }
 }
 

@@ -16,7 +16,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/server";
+import { endProcessGroup, freePort } from "../../scripts/lib/server";
 import { offlineEnv } from "../../scripts/lib/wrangler";
 import { copyProject, scriptCommand } from "./project-copy";
 
@@ -25,8 +25,8 @@ let child: ChildProcess | undefined;
 /** `npm run serve`'s own command (`tsx …`), run as npm runs it, quiet. */
 const SERVE = scriptCommand("serve", ["--quiet"]);
 
-afterAll(() => {
-  if (child?.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+afterAll(async () => {
+  if (child) await endProcessGroup(child);
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -154,6 +154,9 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
 
 // What lib/config-check.ts does not judge, Miniflare's schema does, once the local D1 is prepared.
 it("says which setting of wrangler.toml Miniflare refuses, in a line, and exits 1", async () => {
+  // The same copy's local D1: the first server, were it still running, could hold it (its cron's
+  // writes) as this run seeds it, which fails "database is locked".
+  if (child) await endProcessGroup(child);
   const config = path.join(work, "wrangler.toml");
   writeFileSync(
     config,
