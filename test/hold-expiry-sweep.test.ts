@@ -247,3 +247,130 @@ describe("the cron's sweep of expired holds", () => {
     ]);
   });
 });
+
+/**
+ * Cron runs at `scheduledMs`, all at once on env.DB (Cloudflare runs a trigger at least once, and a
+ * run that takes long may still be going when the next minute's starts): each run's expiry
+ * statements, and the counts their lines logged.
+ */
+async function cronRunsAtOnce(scheduledMs: number[]) {
+  const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+  try {
+    const statements = await Promise.all(
+      scheduledMs.map(async (ms) => {
+        const counted: number[] = [];
+        const db = aroundReads(/^update "holds"/i, async (read) => {
+          const answer = (await read()) as unknown[] | { results: unknown[] };
+          counted.push(Array.isArray(answer) ? answer.length : answer.results.length);
+          return answer;
+        });
+        await worker.scheduled(
+          createScheduledController({ scheduledTime: ms }),
+          { ...env, DB: db, WEBHOOK_QUEUE: fakeQueue().queue },
+          createExecutionContext(),
+        );
+        return counted;
+      }),
+    );
+    const lines = logs.mock.calls.map(([line]) => JSON.parse(String(line)));
+    const logged = lines.filter((l) => "holds_expired" in l).map((l) => l.holds_expired as number);
+    return { statements, logged };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+describe("the cron's sweep of expired holds, run more than once", () => {
+  it("records each hold once, with one event, when two runs overlap", {
+    timeout: 60_000,
+  }, async () => {
+    const runMs = Date.UTC(2020, 5, 5);
+    const nextMs = runMs + 60_000;
+    await recordAllDue(nextMs);
+    const sinceEvent = await lastEvent();
+    const due = 2 * EXPIRY_BATCH + 1;
+    const a = await holdsDueAt(runMs, due);
+    const counts = await tableCounts();
+
+    // The run of one minute still going when the next minute's starts, and a repeat of the first.
+    const { statements, logged } = await cronRunsAtOnce([runMs, nextMs, runMs]);
+
+    // Every hold due by the later run (the one live at the first is due by then) is recorded once,
+    // at its own expires_at, whichever run recorded it.
+    expect(logged).toHaveLength(3);
+    expect(logged.reduce((n, x) => n + x, 0)).toBe(due + 1);
+    expect(statements.flat().reduce((n, x) => n + x, 0)).toBe(due + 1);
+    expect(await holdsOf([a.user.id], sinceEvent)).toEqual(
+      Array.from({ length: due + 1 }, () => ({
+        id: expect.any(Number),
+        status: "expired",
+        at_expiry: 1,
+        events: 1,
+      })),
+    );
+    expect(await tableCounts()).toEqual({
+      ...counts,
+      events: counts.events! + due + 1,
+      held: counts.held! - due - 1,
+    });
+    const after = await availableBalances(clockAt(a.admin, nextMs), a.user.id);
+    expect(after).toEqual([
+      expect.objectContaining({
+        balanceMinor: FUNDS_MINOR,
+        heldMinor: 0,
+        availableMinor: FUNDS_MINOR,
+      }),
+    ]);
+  });
+
+  it("records the rest at the next run when D1 fails after one of its statements", {
+    timeout: 60_000,
+  }, async () => {
+    const runMs = Date.UTC(2020, 5, 6);
+    await recordAllDue(runMs);
+    const sinceEvent = await lastEvent();
+    const due = 2 * EXPIRY_BATCH + 1;
+    const a = await holdsDueAt(runMs, due);
+    const counts = await tableCounts();
+
+    // The first statement commits, the second is refused: the run logs the step and fails.
+    let statements = 0;
+    const failing = aroundReads(/^update "holds"/i, (read) => {
+      if (++statements === 2) throw new Error("D1_ERROR: Network connection lost.");
+      return read();
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      await expect(
+        worker.scheduled(
+          createScheduledController({ scheduledTime: runMs }),
+          { ...env, DB: failing, WEBHOOK_QUEUE: fakeQueue().queue },
+          createExecutionContext(),
+        ),
+      ).rejects.toThrow("Cron steps failed (logged): expire_holds");
+      expect(errors.mock.calls.map(([l]) => JSON.parse(String(l)).step)).toEqual(["expire_holds"]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(await tableCounts()).toEqual({
+      ...counts,
+      events: counts.events! + EXPIRY_BATCH,
+      held: counts.held! - EXPIRY_BATCH,
+    });
+
+    expect(await cronRun(runMs)).toEqual({
+      statements: [EXPIRY_BATCH, due - 2 * EXPIRY_BATCH],
+      logged: due - EXPIRY_BATCH,
+    });
+    const rows = await holdsOf([a.user.id], sinceEvent);
+    expect(rows.filter((h) => h.id !== a.live)).toEqual(
+      Array.from({ length: due }, () => ({
+        id: expect.any(Number),
+        status: "expired",
+        at_expiry: 1,
+        events: 1,
+      })),
+    );
+  });
+});

@@ -631,6 +631,54 @@ describe("expiry", () => {
       .first();
     expect(events).toEqual({ n: 1 });
   });
+
+  it("a capture in a hold's last second racing the cron run at its expires_at: one of them resolves it, once", async () => {
+    for (let i = 0; i < 6; i++) {
+      const a = await funded(100);
+      const t0 = Date.UTC(2027, 3, 3, 0, i);
+      const id = await placed(a, { amount: 10, expires_in: 30 }, appAt(t0));
+      // The capture's clock is in the hold's last second; the run's (and its repeat's) at its end.
+      // The runs start later each time, so that the capture's statement lands before, between or
+      // after theirs.
+      const later = async () => {
+        if (i > 0) await new Promise((resume) => setTimeout(resume, 3 * (i - 1)));
+      };
+      const [answer] = await Promise.all([
+        capture(a, id, {}, appAt(t0 + 29_999)),
+        later().then(() => runCron(t0 + 30_000)),
+        later().then(() => runCron(t0 + 30_000)),
+      ]);
+      const row = await env.DB.prepare("SELECT status FROM holds WHERE id = ?")
+        .bind(id)
+        .first<{ status: string }>();
+      const resolutions = await env.DB.prepare(
+        "SELECT type FROM events WHERE subject = ?1 AND type IN ('hold.captured', 'hold.voided', 'hold.expired')",
+      )
+        .bind(String(id))
+        .all<{ type: string }>();
+      const debits = await env.DB.prepare(
+        "SELECT count(*) AS n FROM transactions WHERE hold_id = ?",
+      )
+        .bind(id)
+        .first<{ n: number }>();
+      if (row!.status === "captured") {
+        expect(answer!.status, answer!.text).toBe(200);
+        expect(resolutions.results).toEqual([{ type: "hold.captured" }]);
+        expect(debits!.n).toBe(1);
+        expect(await balanceOf(a.admin, a.user.id, a.wallet)).toBe(90);
+      } else {
+        expect(row!.status).toBe("expired");
+        expect(answer!.body).toEqual(resolved(id, "expired"));
+        expect(resolutions.results).toEqual([{ type: "hold.expired" }]);
+        expect(debits!.n).toBe(0);
+        expect(await balanceOf(a.admin, a.user.id, a.wallet)).toBe(100);
+      }
+      expect((await available(a, appAt(t0 + 30_000))).available).toBe(
+        row!.status === "captured" ? 90 : 100,
+      );
+    }
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
 });
 
 describe("GET /holds and GET /holds/{id}", () => {
