@@ -529,6 +529,34 @@ describe("LoginThrottle Durable Object", () => {
     expect(await tables(stale)).toBe(0);
   });
 
+  // Cloudflare runs an alarm at least once: it may run again after it ran. Each run here comes
+  // before the alarm's time, as a repeat would.
+  it("forgets no count that still locks, nor a lock's back-off, however often its alarm runs", async () => {
+    const stub = objectNamed(unique("alarmed"));
+    const alarmRuns = async () => {
+      const ran: boolean[] = [];
+      for (let i = 0; i < 3; i++) ran.push(await runDurableObjectAlarm(stub));
+      return ran;
+    };
+    const now = Date.now();
+    // A pair locked two minutes ago for 60 s: its lock is over, its back-off level is not.
+    const before = now - 2 * 60_000;
+    for (let i = 0; i < 10; i++)
+      expect(await stub.reserveSignIn("stranger", before)).toMatchObject({ allowed: true });
+    expect(await stub.reserveSignIn("stranger", before)).toMatchObject({ allowed: false });
+    expect(await alarmRuns()).toEqual([true, true, true]);
+    // The next lock doubles: 120 s; the alarm's runs keep it.
+    for (let i = 0; i < 10; i++)
+      expect(await stub.reserveSignIn("stranger", now)).toMatchObject({ allowed: true });
+    expect(await alarmRuns()).toEqual([true, true, true]);
+    expect(await stub.reserveSignIn("stranger", now + 5_000)).toEqual({
+      allowed: false,
+      retryAfterS: 115,
+    });
+    const alarm = await runInDurableObject(stub, (_, state) => state.storage.getAlarm());
+    expect(alarm).toBe(now + BACKOFF_MEMORY_MS);
+  });
+
   it("forgets at once an object a success left with nothing to keep, with no alarm left", async () => {
     const stub = objectNamed(unique("released"));
     const left = await runInDurableObject(stub, async (object, state) => {

@@ -669,6 +669,79 @@ describe("the consumer's pump", () => {
   });
 });
 
+describe("the consumer, as the queue repeats its messages and runs its batches side by side", () => {
+  /** A batch of `ids`' messages, each naming `endpointId`. */
+  const nudges = (endpointId: number, ids: string[]) =>
+    createMessageBatch<Nudge>(
+      "wallet-webhooks",
+      ids.map((id) => ({ id, timestamp: new Date(), attempts: 1, body: { endpointId } })),
+    );
+
+  it("delivers each event once, in order, under its own webhook-id, and acks every message", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    for (let i = 0; i < 4; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const { sent, queue } = fakeQueue();
+    const consumerEnv = { ...env, WEBHOOK_QUEUE: queue };
+    const nudged: [MessageBatch<Nudge>, string[]][] = [];
+    /** A write that commits while the endpoint is leased, and its nudge consumed to its end. */
+    const writeAndNudge = async (id: string) => {
+      const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+      expect(res.status, res.text).toBe(200);
+      const batch = nudges(hook.id, [id]);
+      nudged.push([batch, [id]]);
+      await consume(batch);
+    };
+    // A write commits while the first delivery is under way, and another just before the lease
+    // is let go (after the run found no more events); each nudge's consumer finds the endpoint
+    // leased, and acks its message and drops it. The holder must deliver both events.
+    const { got, outbound } = receiver(async (_id, n) => {
+      if (n === 1) await writeAndNudge("during");
+      await new Promise((resume) => setTimeout(resume, 2));
+      return 200;
+    });
+    let releases = 0;
+    // releaseEndpoint's statement.
+    const db = aroundReads(
+      /^update "webhook_endpoints" set "cursor_event_id" = CASE/i,
+      async (read) => {
+        if (++releases === 1) await writeAndNudge("before-release");
+        return read();
+      },
+    );
+    const consume = (batch: MessageBatch<Nudge>) =>
+      consumeNudges(batch.messages, consumerEnv, {
+        ...pumpDeps(outbound, Date.now),
+        db: createDb(db),
+      });
+    const first = nudges(hook.id, ["a", "a-repeat"]);
+    const second = nudges(hook.id, ["b"]);
+    nudged.push([first, ["a", "a-repeat"]], [second, ["b"]]);
+
+    await Promise.all([consume(first), consume(second)]);
+
+    expect(nudged).toHaveLength(4);
+    const expected = (await eventsAfter(admin, hook.last_event_id, "transaction.created")).map(
+      (e) => String(e.id),
+    );
+    expect(expected).toHaveLength(6);
+    expect(got.map((r) => r.id)).toEqual(expected);
+    expect(got.map((r) => String((JSON.parse(r.body) as Json).id))).toEqual(expected);
+    const ctx = createExecutionContext();
+    for (const [batch, ids] of nudged) {
+      const result = await getQueueResult(batch, ctx);
+      expect(result.retryMessages).toEqual([]);
+      expect(result.explicitAcks.sort()).toEqual(ids);
+    }
+    expect(sent).toEqual([]);
+    expect((await webhook(admin, hook.id)).last_event_id).toBe(Number(expected.at(-1)));
+    // A message the queue delivers again once all is done sends nothing again.
+    await consume(nudges(hook.id, ["a"]));
+    expect(got).toHaveLength(6);
+  });
+});
+
 describe("a loopback endpoint once WEBHOOK_ALLOW_LOCAL is off", () => {
   it("gets no delivery, test or resend: each fails without connecting", async () => {
     const { admin, user, wallet } = await makeAccount();
