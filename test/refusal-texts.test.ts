@@ -1,0 +1,234 @@
+// Every text a refusal answers with is written in the docs, as the code words it: a new field
+// error or message under a code the catalogue already has fails here until the docs say it. The
+// texts come from the code itself: the service's refusals as http/errors.ts words them, and every
+// route's field schemas, read (the messages they hold) and tried (the ones a check writes itself).
+import { describe, expect, it } from "vitest";
+import apiDoc from "../docs/api.md?raw";
+import compatDoc from "../docs/compat.md?raw";
+import errorsDoc from "../docs/errors.md?raw";
+import { COMPAT_ROUTES } from "../src/compat";
+import type { Wallet } from "../src/db/wallets";
+import type { UrlRule } from "../src/events/endpoint-url";
+import { refusalAnswer } from "../src/http/errors";
+import type { Route } from "../src/http/route";
+import { checkFields } from "../src/http/validation";
+import type { AmountRefusal } from "../src/ledger/money";
+import { ROUTES } from "../src/routes";
+import { Refusal, type RefusalReason } from "../src/wallet/refusal";
+
+/** A variable part of a text, written `<id>`, `<n>`, `<field>`…, in the docs and in the texts below. */
+const PLACEHOLDER = /<[\w .[\]-]+>/g;
+
+/** What a placeholder stands for: a word, or a list of them (`held, captured, voided`). */
+const WORDS = String.raw`[^\s"]+(?:, [^\s"]+)*`;
+
+/** `text` as a pattern that takes any words where it has placeholders. */
+const patternOf = (text: string) =>
+  new RegExp(
+    `^${text
+      .split(PLACEHOLDER)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join(WORDS)}$`,
+  );
+
+/**
+ * Whether `doc` quotes `text`: as a `code span`, or a "string" in one or in a code block (a JSON
+ * answer). A placeholder on either side stands for the words of the other: the docs' `<field>` for
+ * `amount`, a text's `<id>` for the docs' example `ngn`. Line breaks inside a span are spaces.
+ */
+function quotes(doc: string) {
+  const blocks = [...doc.matchAll(/^```.*\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+  const prose = doc.replace(/^```.*\n[\s\S]*?^```/gm, "").replace(/\s+/g, " ");
+  const spans = [...prose.matchAll(/(`+)(.+?)\1/g)].map((m) => m[2]!.trim());
+  const quoted = [...spans, ...blocks].flatMap((span) =>
+    [...span.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!),
+  );
+  const snippets = [...spans, ...quoted];
+  const patterns = snippets
+    .filter((q) => /[a-z]{2}/i.test(q.replace(PLACEHOLDER, "")))
+    .map(patternOf);
+  return (text: string) =>
+    patterns.some((p) => p.test(text)) || snippets.some((q) => patternOf(text).test(q));
+}
+
+/** The texts an answer's `error` holds: its list's, its object's values (not ids or statuses). */
+function textsOf(error: unknown): string[] {
+  if (typeof error === "string") return /\s/.test(error.trim()) ? [error] : [];
+  if (Array.isArray(error)) return error.flatMap(textsOf);
+  if (error && typeof error === "object") return Object.values(error).flatMap(textsOf);
+  return [];
+}
+
+/** Every message a valibot schema holds: its own, its pipe's, its entries', items' and options'. */
+function messagesOf(schema: unknown, out = new Set<string>()): Set<string> {
+  if (!schema || typeof schema !== "object") return out;
+  const s = schema as Record<string, unknown>;
+  if (typeof s.message === "string") out.add(s.message);
+  const parts = [s.pipe, s.options, s.item, s.wrapped, s.rest, s.key, s.value];
+  if (s.entries && typeof s.entries === "object") parts.push(Object.values(s.entries));
+  for (const part of parts.flat()) messagesOf(part, out);
+  return out;
+}
+
+/** Values each field is tried with: wrong types, edges, text past its limits. */
+const TRIES: unknown[] = [
+  "",
+  " ",
+  "x",
+  " x",
+  "0",
+  "-1",
+  -1,
+  0,
+  1.5,
+  1e30,
+  "0.001",
+  "9".repeat(41),
+  `0.${"1".repeat(40)}`,
+  "a".repeat(2049),
+  "\u202e",
+  "1x",
+  [],
+  ["x"],
+  {},
+  true,
+  null,
+];
+
+/** A text that names the value tried, with `<value>` in its place. */
+function echoed(text: string, value: unknown) {
+  const sent = String(value).trim();
+  if (sent === "") return text;
+  return text
+    .split(" ")
+    .map((word) => (word === sent ? "<value>" : word))
+    .join(" ");
+}
+
+type FieldSchema = Parameters<typeof checkFields>[0];
+
+/**
+ * The field texts a route's schema answers: the messages it holds, and those its checks write
+ * themselves (an amount's, a wallet rule's), as trying each field with TRIES shows them.
+ */
+function fieldTexts(routes: readonly Route[]) {
+  const texts = new Set<string>();
+  for (const route of routes) {
+    const schema = route.params?.schema as FieldSchema | undefined;
+    if (!schema?.entries) continue;
+    const held = messagesOf(schema);
+    for (const m of held) texts.add(m);
+    for (const field of Object.keys(schema.entries))
+      for (const value of TRIES)
+        for (const text of textsOf(checkFields(schema, { [field]: value }).errors ?? {}))
+          texts.add(held.has(text) ? text : echoed(text, value));
+  }
+  return [...texts].filter((t) => /\s/.test(t.trim()));
+}
+
+// Placeholders as values: the answer's text then shows where each variable part goes.
+const n = "<n>" as unknown as number;
+const WALLET = { id: "<id>", decimals: n } as unknown as Wallet;
+const AMOUNT_REFUSALS = {
+  "not-numeric": 0,
+  "not-positive": 0,
+  "too-large": 0,
+  "too-many-decimals": 0,
+} satisfies Record<AmountRefusal, 0>;
+const URL_RULES = {
+  shape: 0,
+  length: 0,
+  "host-name": 0,
+  scheme: 0,
+  credentials: 0,
+  port: 0,
+  "private-host": 0,
+  "not-public-name": 0,
+} satisfies Record<UrlRule, 0>;
+
+/**
+ * Each refusal of the service, in every form its words take. Keyed by code, so a new code does not
+ * type-check until it is tried here. `not_reversible` and `invalid_field` carry the words of the
+ * verb that refused (wallet/movements.ts, balances.ts, statements.ts, transactions.ts).
+ */
+const REFUSALS: { [C in RefusalReason["code"]]: Extract<RefusalReason, { code: C }>[] } = {
+  not_signed_in: [{ code: "not_signed_in" }],
+  forbidden: [{ code: "forbidden" }],
+  scope_exceeded: [{ code: "scope_exceeded" }],
+  user_not_found: [{ code: "user_not_found", userId: "<user>" }],
+  wallet_not_found: [{ code: "wallet_not_found", walletId: "<id>" }],
+  amount_refused: (Object.keys(AMOUNT_REFUSALS) as AmountRefusal[]).map((refusal) => ({
+    code: "amount_refused",
+    refusal,
+    wallet: WALLET,
+  })),
+  insufficient_balance: [{ code: "insufficient_balance" }],
+  balance_limit: [{ code: "balance_limit" }],
+  same_user: [{ code: "same_user" }],
+  transaction_exists: [{ code: "transaction_exists", existingId: n }],
+  hold_exists: [{ code: "hold_exists", holdId: n }],
+  hold_not_found: [{ code: "hold_not_found", ref: "<id>" }],
+  hold_resolved: [{ code: "hold_resolved", holdId: n, status: "<status>" as "captured" }],
+  capture_exceeds_hold: [{ code: "capture_exceeds_hold", heldText: "<held>" }],
+  transaction_not_found: [{ code: "transaction_not_found", ref: "<id>" }],
+  not_reversible: [],
+  already_reversed: [{ code: "already_reversed", ref: "<id>" }],
+  api_key_not_found: [{ code: "api_key_not_found", ref: "<id>" }],
+  wallet_exists: [{ code: "wallet_exists", walletId: "<id>" }],
+  wallet_units_kept: [
+    { code: "wallet_units_kept", walletId: "<id>", units: { decimals: n, extraDecimals: 0 } },
+    { code: "wallet_units_kept", walletId: "<id>", units: { decimals: 2, extraDecimals: 1 } },
+  ],
+  webhook_not_found: [{ code: "webhook_not_found", ref: "<id>" }],
+  webhook_url_refused: (Object.keys(URL_RULES) as UrlRule[]).map((rule) => ({
+    code: "webhook_url_refused",
+    rule,
+  })),
+  event_not_found: [{ code: "event_not_found", eventId: n }],
+  too_many_sign_ins: [{ code: "too_many_sign_ins", retryAfterS: n }],
+  rate_limited: [{ code: "rate_limited", retryAfterS: n }],
+  history_busy: [{ code: "history_busy" }],
+  invalid_credential: [{ code: "invalid_credential" }],
+  no_session: [{ code: "no_session" }],
+  mail_not_configured: [{ code: "mail_not_configured", missing: ["MAIL_FROM"] }],
+  too_many_mails: [
+    { code: "too_many_mails", retryAfterS: n, spent: "address" },
+    { code: "too_many_mails", retryAfterS: n, spent: "client" },
+  ],
+  mail_link_invalid: [{ code: "mail_link_invalid" }],
+  invalid_field: [],
+  batch_operation: [
+    { code: "batch_operation", index: n, refused: "insufficient-balance" },
+    { code: "batch_operation", index: n, refused: { code: "user_not_found", userId: "<user>" } },
+  ],
+  batch_unbalanced: [
+    { code: "batch_unbalanced", walletId: "<id>", creditsText: "<c>", debitsText: "<d>" },
+  ],
+  batch_exists: [{ code: "batch_exists", batchId: n }],
+  batch_not_found: [{ code: "batch_not_found", ref: "<id>" }],
+  batch_already_reversed: [{ code: "batch_already_reversed", ref: "<id>" }],
+  batch_reversal_refused: [
+    { code: "batch_reversal_refused", entryId: n, refused: "insufficient-balance" },
+    { code: "batch_reversal_refused", entryId: n, refused: "balance-limit" },
+  ],
+};
+
+const inWalletDocs = quotes(`${errorsDoc}\n${apiDoc}`);
+
+describe("every refusal text is in the docs", () => {
+  it("each of the service's refusals, as wallet/v1 answers it, in docs/errors.md or api.md", () => {
+    const missing = Object.values(REFUSALS)
+      .flat()
+      .flatMap((reason) => textsOf(refusalAnswer(new Refusal(reason))?.error))
+      .filter((text) => !inWalletDocs(text));
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it("each field text of wallet/v1's routes, in docs/errors.md or api.md", () => {
+    expect(fieldTexts(ROUTES).filter((text) => !inWalletDocs(text))).toEqual([]);
+  });
+
+  it("each field text of the plugin's routes, in docs/compat.md", () => {
+    expect(fieldTexts(COMPAT_ROUTES).filter((text) => !quotes(compatDoc)(text))).toEqual([]);
+  });
+});
