@@ -388,6 +388,9 @@ export async function startServer({
   }
 }
 
+/** Children whose whole group endProcessGroup has ended. */
+const ended = new WeakSet<ChildProcess>();
+
 /**
  * Ends every process of a detached child's group: `signal` to the group, then SIGKILL if any still
  * runs after 10 s. Not only the child's exit is waited for: a wrapper in its place (a test's
@@ -398,7 +401,12 @@ export async function startServer({
 export async function endProcessGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM") {
   const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
   const group = child.pid;
-  if (group === undefined || !(running() || groupRunning(group))) return;
+  // A group seen ended is not looked for again: its number may since lead someone else's group.
+  if (group === undefined || ended.has(child)) return;
+  if (!(running() || groupRunning(group))) {
+    ended.add(child);
+    return;
+  }
   const exited = running() ? new Promise((r) => child.once("exit", r)) : undefined;
   try {
     process.kill(-group, signal);
@@ -416,6 +424,7 @@ export async function endProcessGroup(child: ChildProcess, signal: NodeJS.Signal
       // gone meanwhile
     }
   }
+  ended.add(child);
 }
 
 /**
