@@ -262,8 +262,17 @@ describe("D1 rows read against other users' data", () => {
       const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
         .bind(...params)
         .all<{ detail: string }>();
+      // A plan names an aliased table by its alias (`from "webhook_deliveries" "nth"`: SCAN nth).
+      const tables = new Map(
+        [...sql.matchAll(/\b(?:from|join)\s+"?(\w+)"?\s+(?:as\s+)?"(\w+)"/gi)].map((m) => [
+          m[2],
+          m[1],
+        ]),
+      );
       const scanning = results
-        .map((r) => r.detail)
+        .map((r) =>
+          r.detail.replace(/^SCAN (\w+)/, (_, name) => `SCAN ${tables.get(name) ?? name}`),
+        )
         .filter((d) => grows.test(d))
         .filter(
           (d) => !(d === "SCAN balance_timeline" && sql.startsWith('insert into "transactions"')),
