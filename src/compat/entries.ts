@@ -21,19 +21,22 @@ import { EntryRequest } from "./schemas";
 // plugin lost money it is not followed: a negative or zero amount is refused (it recorded a credit
 // of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
 
+/** A `meta_data` refused: not an object (or a list), or too long to keep. */
+export const META_DATA_REFUSED = {
+  shape: "meta_data must be an object of key/value pairs",
+  length: `meta_data must be at most ${META_DATA_MAX} characters of JSON`,
+} as const;
+
 /**
  * A client's `meta_data` as the JSON text kept with the entry: an object (or a list) as sent, none
  * when absent; anything else, or more than META_DATA_MAX characters of it, is refused.
  */
 function metaDataText(value: unknown): string | undefined {
   if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value !== "object")
-    throw invalidInput({ meta_data: "meta_data must be an object of key/value pairs" });
+  if (typeof value !== "object") throw invalidInput({ meta_data: META_DATA_REFUSED.shape });
   const text = JSON.stringify(value);
   if (!withinChars(text, META_DATA_MAX))
-    throw invalidInput({
-      meta_data: `meta_data must be at most ${META_DATA_MAX} characters of JSON`,
-    });
+    throw invalidInput({ meta_data: META_DATA_REFUSED.length });
   return text;
 }
 

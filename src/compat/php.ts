@@ -360,6 +360,16 @@ export function phpArrayJson(entries: Map<string | number, unknown>) {
 
 type Rule = "int" | "amount" | "alnum" | "strInt" | "string" | "any";
 
+/** The texts `requires` answers a field `key` with, by what it found (EMPTY apart). */
+export const REQUIRES_TEXT = {
+  zero: (key: string) => `${key} cannot be zero`,
+  integer: integerText,
+  amount: (key: string) => `${key} requires a valid amount`,
+  alphabets: (key: string) => `${key} requires only alphabets`,
+  alnum: (key: string) => `${key} can contain aplhpabets, numbers and underscore`,
+  chars: (key: string) => `${key} Invalid Chars`,
+} as const;
+
 /**
  * The plugin's `Utils::requires` (includes/utils/base-utils.php): each field's checks in its order,
  * the last failing one winning; an empty field is EMPTY ("Field Cannot be empty").
@@ -371,18 +381,17 @@ export function requires(fields: Record<string, [value: string, rule: Rule]>) {
     if (value === "") errors[key] = EMPTY;
     else if (rule === "int") {
       // Only digits pass the second check, and (int) of digits is 0 only when they all are.
-      if (/^0+$/.test(value)) errors[key] = `${key} cannot be zero`;
-      if (!/^[0-9]+$/.test(value)) errors[key] = integerText(key);
+      if (/^0+$/.test(value)) errors[key] = REQUIRES_TEXT.zero(key);
+      if (!/^[0-9]+$/.test(value)) errors[key] = REQUIRES_TEXT.integer(key);
     } else if (rule === "amount") {
-      if (!phpIsNumeric(value)) errors[key] = `${key} requires a valid amount`;
+      if (!phpIsNumeric(value)) errors[key] = REQUIRES_TEXT.amount(key);
     } else if (rule === "string") {
-      if (!/^[A-Za-z_ ]+$/.test(value)) errors[key] = `${key} requires only alphabets`;
+      if (!/^[A-Za-z_ ]+$/.test(value)) errors[key] = REQUIRES_TEXT.alphabets(key);
     } else if (rule === "any") {
       // emptiness only
     } else if (rule === "alnum") {
-      if (!/^[A-Za-z0-9_]+$/.test(value))
-        errors[key] = `${key} can contain aplhpabets, numbers and underscore`;
-    } else if (!/[0-9A-Za-z_]/.test(value)) errors[key] = `${key} Invalid Chars`;
+      if (!/^[A-Za-z0-9_]+$/.test(value)) errors[key] = REQUIRES_TEXT.alnum(key);
+    } else if (!/[0-9A-Za-z_]/.test(value)) errors[key] = REQUIRES_TEXT.chars(key);
   }
   return errors;
 }

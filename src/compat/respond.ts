@@ -5,6 +5,10 @@ import { ApiError } from "../http/errors";
 import { phpArrayJson, phpEmpty } from "./php";
 import type { SummaryRequest } from "./schemas";
 
+/** The plugin's message for a balance read whose user or wallet is empty, and each field's text. */
+export const ENTITIES_REQUIRED = "Entities Are Required";
+export const requiredText = (field: string) => `${field} is required`;
+
 /**
  * The plugin's 422 "Entities Are Required", or null. Its checkIfEmpty keyed each message by the
  * empty *value* in the single balance route (so `{"":"…"}`, and `["…"]` for "0", which PHP turns
@@ -22,10 +26,10 @@ export function entitiesRequired(
   for (const field of ["user_id", "wallet_id"] as const) {
     const value = req[field];
     if (value === undefined || !phpEmpty(value)) continue;
-    errors.set(keyBy === "field" ? field : value === "0" ? 0 : value, `${field} is required`);
+    errors.set(keyBy === "field" ? field : value === "0" ? 0 : value, requiredText(field));
   }
   if (errors.size === 0) return null;
-  const body = `{"status_code":422,"status":false,"message":"Entities Are Required","error":${phpArrayJson(errors)}}`;
+  const body = `{"status_code":422,"status":false,"message":${JSON.stringify(ENTITIES_REQUIRED)},"error":${phpArrayJson(errors)}}`;
   return c.body(body, 422, JSON_UTF8);
 }
 

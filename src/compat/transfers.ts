@@ -23,6 +23,9 @@ import { TransferRequest } from "./schemas";
 // without `request_id` each call is a new transfer, as on the plugin (a retried call moves money
 // again); with one (letters, digits, underscore) a repeat is answered 409 and moves nothing.
 
+/** A request_id refused: not a key after sanitizing, or too long to store. */
+export const TRANSFER_REQUEST_ID_TEXT = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
+
 /** A transfer's fields, sanitized as the plugin read them and checked by its rules; its users named. */
 const transferInput: Input<{
   from: UserRef;
@@ -59,7 +62,7 @@ const transferInput: Input<{
       (requires({ request_id: [requestId, "alnum"] }).request_id !== undefined ||
         requestId.length > REQUEST_ID_MAX)
     )
-      errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
+      errors.request_id = TRANSFER_REQUEST_ID_TEXT;
     if (!errors.amount_to_transfer)
       Object.assign(errors, overlongRefused("amount_to_transfer", fields.amount));
     const note = f.note;
@@ -112,7 +115,7 @@ export const compatTransfers = defineRoute(
       const reason = refusalOf(err);
       if (reason?.code === "insufficient_balance")
         throw await insufficient(c.var.service, reason.refused);
-      throw reason ? refused(reason, fields.amount, shown) : err;
+      throw reason ? transferRefused(reason, fields.amount, shown) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
   },
@@ -129,16 +132,29 @@ async function insufficient(ctx: ServiceContext, refused: RefusedMove | undefine
   if (!refused || !held) return new Refusal({ code: "insufficient_balance" });
   const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });
-  const sent = money(refused.amountMinor);
-  return new ApiError(
-    400,
-    "Insufficient Balance",
-    `Amount to transfer - [${sent}] is larger than the amount in your mature wallet, input amount not more than the balance in your ( ${wallet.name} mature wallet - [${money(availableMinor)}] ), the balance in your ( ${wallet.name} immature wallet  - [${money(heldMinor)}] )  cannot be transferred until maturity`,
-  );
+  return insufficientBalance({
+    sent: money(refused.amountMinor),
+    name: wallet.name,
+    available: money(availableMinor),
+    held: money(heldMinor),
+  });
 }
 
+/** The plugin's words for a transfer past the sender's balance, its figures already written. */
+export const insufficientBalance = (t: {
+  sent: string;
+  name: string;
+  available: string;
+  held: string;
+}) =>
+  new ApiError(
+    400,
+    "Insufficient Balance",
+    `Amount to transfer - [${t.sent}] is larger than the amount in your mature wallet, input amount not more than the balance in your ( ${t.name} mature wallet - [${t.available}] ), the balance in your ( ${t.name} immature wallet  - [${t.held}] )  cannot be transferred until maturity`,
+  );
+
 /** A refusal of the transfer verb in the plugin's words; `shown` is the amount as it echoed it. */
-function refused(reason: RefusalReason, amount: string, shown: string) {
+export function transferRefused(reason: RefusalReason, amount: string, shown: string) {
   switch (reason.code) {
     case "user_not_found":
       return new ApiError(400, `Unable to reach ${reason.userId}`, [

@@ -18,6 +18,15 @@ import { MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletRequest } from "./schemas";
 // The plugin's withdrawal limits: this service has no withdrawals and keeps no limits; they are
 // checked as the plugin checked them, and answered as GET wallets does.
 
+/** The plugin's texts for a number or a withdrawal limit it refused, and a symbol's position. */
+export const WALLET_NUMBER_TEXT = {
+  notNumber: "Requires a number or decimal",
+  aboveMax: `Withdrawal amount cannot be greater than ${MAX_WITHDRAWAL}`,
+  belowMin: `Withdrawal amount cannot be less than ${MIN_WITHDRAWAL}`,
+  notAboveMin: "Equality Error",
+  symbolPosition: "wallet_symbol_pos must be left or right",
+} as const;
+
 /**
  * The plugin's notFloatOrNumber and checkMinMax: its error keys (`max_amount`, not the field's
  * name) and texts, with the answer's empty message. Only JSON numbers are numbers (PHP's is_int or
@@ -28,7 +37,7 @@ function numberChecks(max: unknown, min: unknown, decimals: unknown) {
   const errors: Record<string, string> = {};
   const item = { max_amount: max, min_amount: min, wallet_decimal: decimals };
   for (const [key, value] of Object.entries(item))
-    if (typeof value !== "number") errors[key] = "Requires a number or decimal";
+    if (typeof value !== "number") errors[key] = WALLET_NUMBER_TEXT.notNumber;
   const maxN = Number(phpText(max));
   const minN = Number(phpText(min));
   for (const [key, amount] of [
@@ -36,11 +45,9 @@ function numberChecks(max: unknown, min: unknown, decimals: unknown) {
     ["min_amount", minN],
   ] as const) {
     const found: string[] = [];
-    if (Math.trunc(amount) > MAX_WITHDRAWAL)
-      found.push(`Withdrawal amount cannot be greater than ${MAX_WITHDRAWAL}`);
-    if (Math.trunc(amount) < MIN_WITHDRAWAL)
-      found.push(`Withdrawal amount cannot be less than ${MIN_WITHDRAWAL}`);
-    if (maxN <= minN) found.push("Equality Error");
+    if (Math.trunc(amount) > MAX_WITHDRAWAL) found.push(WALLET_NUMBER_TEXT.aboveMax);
+    if (Math.trunc(amount) < MIN_WITHDRAWAL) found.push(WALLET_NUMBER_TEXT.belowMin);
+    if (maxN <= minN) found.push(WALLET_NUMBER_TEXT.notAboveMin);
     if (found.length > 0 && errors[key] === undefined) errors[key] = found[0]!;
   }
   return errors;
@@ -83,7 +90,7 @@ const walletInput: Input<NewWallet> = {
     const rules: Record<string, string> = {};
     for (const b of walletRuleBreaks(wallet)) rules[WALLET_FIELD[b.field]] ??= walletRuleText(b);
     if (position !== "left" && position !== "right")
-      rules.wallet_symbol_pos = "wallet_symbol_pos must be left or right";
+      rules.wallet_symbol_pos = WALLET_NUMBER_TEXT.symbolPosition;
     if (Object.keys(rules).length > 0) throw invalidInput(rules);
     return wallet;
   },

@@ -13,6 +13,19 @@ export const JSON_LIMITS = {
   numberChars: 40,
 };
 
+/** Why what a client sent cannot be read, as a MalformedRequest says it (keyed by the part). */
+export const MALFORMED = {
+  notUtf8: (part: string) => `${part} is not valid UTF-8`,
+  mediaTypes: "the Content-Type header must name one media type",
+  unreadable:
+    "the body could not be read whole (the upload broke off, or its chunks are malformed)",
+  notForm: "a form is sent as application/x-www-form-urlencoded",
+  header: (name: string) => `the ${name} header must be printable ASCII`,
+  depth: `JSON nesting is deeper than ${JSON_LIMITS.depth} levels`,
+  members: `a JSON object or array has more than ${JSON_LIMITS.members} members`,
+  number: `a JSON number is longer than ${JSON_LIMITS.numberChars} characters`,
+} as const;
+
 /**
  * A U+FEFF that text starts with is its text, never dropped as a byte order mark, as PHP reads
  * bytes. Dropped, `request_id=%EF%BB%BFk` would be the key `k` (where the same text sent in JSON is
@@ -26,7 +39,7 @@ export function decodeUtf8(bytes: ArrayBuffer | Uint8Array, part: string) {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new MalformedRequest(part, `${part} is not valid UTF-8`);
+    throw new MalformedRequest(part, MALFORMED.notUtf8(part));
   }
 }
 
@@ -99,8 +112,7 @@ export function queryOf(url: string) {
  * arrive joined by a comma) name no body the service could read: refused, not read as none.
  */
 export function mediaType(contentType: string) {
-  if (joined(contentType))
-    throw new MalformedRequest("content-type", "the Content-Type header must name one media type");
+  if (joined(contentType)) throw new MalformedRequest("content-type", MALFORMED.mediaTypes);
   const semicolon = contentType.indexOf(";");
   return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
@@ -132,10 +144,7 @@ function joined(header: string) {
  * where the body is read, never left to be taken for the database's fault.
  */
 export const unreadableBody = (): never => {
-  throw new MalformedRequest(
-    "body",
-    "the body could not be read whole (the upload broke off, or its chunks are malformed)",
-  );
+  throw new MalformedRequest("body", MALFORMED.unreadable);
 };
 
 /**
@@ -146,7 +155,7 @@ export const unreadableBody = (): never => {
 export async function readForm(request: Request): Promise<Record<string, string>> {
   const type = mediaType(asciiHeader(request.headers, "Content-Type") ?? "");
   if (type !== "application/x-www-form-urlencoded")
-    throw new MalformedRequest("body", "a form is sent as application/x-www-form-urlencoded");
+    throw new MalformedRequest("body", MALFORMED.notForm);
   // Its own names, not PHP's: the console reads the fields its forms send, the last of each.
   const text = decodeUtf8(await request.arrayBuffer().catch(unreadableBody), "body");
   return Object.fromEntries(urlPairs(text, "body"));
@@ -168,7 +177,7 @@ export function isPrintableAscii(text: string) {
 export function asciiHeader(headers: Headers, name: string): string | undefined {
   const value = headers.get(name) ?? undefined;
   if (value !== undefined && !isPrintableAscii(value))
-    throw new MalformedRequest(name.toLowerCase(), `the ${name} header must be printable ASCII`);
+    throw new MalformedRequest(name.toLowerCase(), MALFORMED.header(name));
   return value;
 }
 
@@ -188,11 +197,7 @@ export function checkJsonShape(text: string) {
       for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
       i++;
     } else if (ch === "{" || ch === "[") {
-      if (members.length === JSON_LIMITS.depth)
-        throw new MalformedRequest(
-          "body",
-          `JSON nesting is deeper than ${JSON_LIMITS.depth} levels`,
-        );
+      if (members.length === JSON_LIMITS.depth) throw new MalformedRequest("body", MALFORMED.depth);
       members.push(1);
       i++;
     } else if (ch === "}" || ch === "]") {
@@ -201,19 +206,12 @@ export function checkJsonShape(text: string) {
     } else if (ch === ",") {
       const top = members.length - 1;
       if (top >= 0 && ++members[top]! > JSON_LIMITS.members)
-        throw new MalformedRequest(
-          "body",
-          `a JSON object or array has more than ${JSON_LIMITS.members} members`,
-        );
+        throw new MalformedRequest("body", MALFORMED.members);
       i++;
     } else if (ch === "-" || (ch >= "0" && ch <= "9")) {
       const start = i;
       while (i < text.length && NUMBER_CHARS.has(text[i]!)) i++;
-      if (i - start > JSON_LIMITS.numberChars)
-        throw new MalformedRequest(
-          "body",
-          `a JSON number is longer than ${JSON_LIMITS.numberChars} characters`,
-        );
+      if (i - start > JSON_LIMITS.numberChars) throw new MalformedRequest("body", MALFORMED.number);
     } else {
       i++;
     }

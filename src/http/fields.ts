@@ -264,7 +264,7 @@ const amountField = v.pipe(
   }),
 );
 
-const noteField = v.optional(textField(MAX_TEXT, "note"), "");
+export const noteField = v.optional(textField(MAX_TEXT, "note"), "");
 
 /** A note the verb words itself when none is sent (left out, or empty): `instead`, as documented. */
 const noteOr = (instead: string) =>

@@ -189,6 +189,12 @@ function fromJson(bytes: ArrayBuffer | Uint8Array, phpNumbers: boolean): Params 
   return phpNumbers ? asPhpDecoded(params, parsed) : params;
 }
 
+/** A `rest_route` parameter refused: a form's not the query's, or one naming another route. */
+export const ROUTE_REFUSED = {
+  differs: "rest_route differs from the query's rest_route",
+  elsewhere: "rest_route names another route than the one this request was sent to",
+} as const;
+
 /** What a multipart body the runtime cannot read is refused with. */
 export const UNREADABLE_MULTIPART =
   "the multipart body could not be read (a boundary named in the Content-Type, each part named by its Content-Disposition, a closing boundary)";
@@ -230,8 +236,7 @@ function withoutRoute(
 ): Params {
   const { rest_route: route, ...rest } = params;
   if (queried !== undefined) {
-    if (route !== queried)
-      throw new MalformedRequest(part, "rest_route differs from the query's rest_route");
+    if (route !== queried) throw new MalformedRequest(part, ROUTE_REFUSED.differs);
     return rest;
   }
   // A trailing slash names the same route (WordPress's untrailingslashit).
@@ -240,10 +245,7 @@ function withoutRoute(
     typeof route !== "string" ||
     trimmed(restRoutePath(route)) !== trimmed(new URL(c.req.url).pathname)
   )
-    throw new MalformedRequest(
-      part,
-      "rest_route names another route than the one this request was sent to",
-    );
+    throw new MalformedRequest(part, ROUTE_REFUSED.elsewhere);
   return rest;
 }
 

@@ -20,6 +20,13 @@ const MAX_DEPTH = JSON_LIMITS.depth - 1;
  */
 const MAX_INPUT_VARS = 1000;
 
+/** A query or form refused past MAX_INPUT_VARS pairs or MAX_DEPTH brackets, naming its `part`. */
+export const PAIRS_REFUSED = {
+  count: (part: string) => `${part} holds more than ${MAX_INPUT_VARS} parameters`,
+  depth: (part: string) =>
+    `a ${part} parameter's name has more than ${MAX_DEPTH} pairs of brackets`,
+} as const;
+
 /** A name as PHP registers it: the variable it sets, and the keys of its `[…]`s (`[]`'s is ""). */
 type PhpPath = { name: string; keys: readonly string[] };
 
@@ -121,7 +128,7 @@ export function phpVars(
   for (const [sent, value] of pairs) {
     if (++count > MAX_INPUT_VARS) {
       if (asPhp) break;
-      throw new MalformedRequest(part, `${part} holds more than ${MAX_INPUT_VARS} parameters`);
+      throw new MalformedRequest(part, PAIRS_REFUSED.count(part));
     }
     const path = phpPath(sent);
     if (!path) continue;
@@ -132,10 +139,7 @@ export function phpVars(
     }
     if (keys.length > MAX_DEPTH) {
       if (asPhp) continue;
-      throw new MalformedRequest(
-        part,
-        `a ${part} parameter's name has more than ${MAX_DEPTH} pairs of brackets`,
-      );
+      throw new MalformedRequest(part, PAIRS_REFUSED.depth(part));
     }
     arrays = true;
     const top = vars.get(name);

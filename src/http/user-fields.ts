@@ -137,7 +137,7 @@ function collectUserErrors(
 
 // The plugin's texts for a taken username or e-mail; "taken" also when the text is another
 // account's e-mail or username (docs/security.md#usernames-and-e-mails).
-const CLASH = {
+export const CLASH = {
   usernameNotOwnEmail: "username may only be an e-mail address if it is the user_email",
   username: "username already taken",
   email: "user_email already taken",

@@ -16,6 +16,9 @@ export const MAX_WALLETS_PER_READ = 50;
 /** wallet/v1's refusal of a balance read naming `walletId`, which no wallet has (or can have). */
 export const unknownWalletText = (walletId: string) => `wallet_id not found: ${walletId}`;
 
+/** A balance read naming more than MAX_WALLETS_PER_READ wallets, in either dialect. */
+export const TOO_MANY_WALLETS = `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets`;
+
 type Balances = {
   userExists: boolean;
   /** Each named wallet that exists, with the user's balance in it (0 where it has none). */
@@ -97,7 +100,7 @@ export async function namedBalances(
     throw new Refusal({
       code: "invalid_field",
       field: "wallet_id",
-      why: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets`,
+      why: TOO_MANY_WALLETS,
     });
   const named = q.walletIds.filter((id) => id !== "");
   const { found } = await readBalances(ctx.ledger, userId ?? 0, named);

@@ -15,6 +15,9 @@ import { Refusal, verdictOf } from "./refusal";
 
 type Original = EntryRow["entry"];
 
+/** Why a batch that reverses another is refused a reversal (`not_reversible`, keyed `id`). */
+export const BATCH_REVERSAL_KEPT = "a batch reversal cannot be reversed";
+
 export async function reverseBatch(
   ctx: ServiceContext,
   { id, ref, note }: IdRef & { note: string },
@@ -23,7 +26,7 @@ export async function reverseBatch(
   const found = id === null ? undefined : await findBatch(ctx.db, id);
   if (!found || id === null) throw new Refusal({ code: "batch_not_found", ref });
   if (found.batch.reversesBatchId !== null)
-    throw new Refusal({ code: "not_reversible", why: "a batch reversal cannot be reversed" });
+    throw new Refusal({ code: "not_reversible", why: BATCH_REVERSAL_KEPT });
   if (found.reversalId !== null) throw new Refusal({ code: "batch_already_reversed", ref });
   // Newest first, undoing the batch as it was done: a leg that paid a later one out (a credit then
   // transferred on) is undone after it, so a batch whose money stayed put reverses (unless undoing

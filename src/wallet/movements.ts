@@ -312,15 +312,21 @@ export async function writeUndoing<T, R>(
   });
 }
 
+/** The reasons `notReversible` gives, as a refusal's `id` text says them. */
+export const NOT_REVERSIBLE = {
+  reversal: "a reversal cannot be reversed",
+  zero: "a transaction of zero cannot be reversed",
+} as const;
+
 /**
  * Why a movement (an entry, or both halves of a transfer) can never be reversed; undefined if it
  * can be, unless it was already (which only the ledger can say, atomically).
  */
 export function notReversible(entries: { reversesId: number | null; amountMinor: number }[]) {
-  if (entries.some((e) => e.reversesId !== null)) return "a reversal cannot be reversed";
+  if (entries.some((e) => e.reversesId !== null)) return NOT_REVERSIBLE.reversal;
   // Only an entry imported from WordPress can be zero, either half of a transfer; its opposite would
   // be a zero movement, which the API never writes (and the database refuses for its own entries).
-  if (entries.some((e) => e.amountMinor === 0)) return "a transaction of zero cannot be reversed";
+  if (entries.some((e) => e.amountMinor === 0)) return NOT_REVERSIBLE.zero;
   return undefined;
 }
 

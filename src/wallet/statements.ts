@@ -13,9 +13,17 @@ import { seconds } from "../ledger/entries";
 import { formatMoney, major } from "../ledger/money";
 import { readUserId, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
-import { gated } from "./transactions";
+import { gated, type TooLong } from "./transactions";
 
-const refuse = (field: string, why: string) => new Refusal({ code: "invalid_field", field, why });
+/** A range or an instant refused, keyed by the field it is answered under (`invalid_field`). */
+export const RANGE_REFUSED = {
+  at: "at must not be in the future",
+  to: "to must not be before 1970-01-01T00:00:00Z",
+  from: "from must not be after to (nor in the future)",
+} as const;
+
+const refuse = (field: keyof typeof RANGE_REFUSED) =>
+  new Refusal({ code: "invalid_field", field, why: RANGE_REFUSED[field] });
 
 /**
  * The user's balances in these wallets at `atS` (readBalances' shape). Only a second that is over is
@@ -23,7 +31,7 @@ const refuse = (field: string, why: string) => new Refusal({ code: "invalid_fiel
  * balance can be said for it yet.
  */
 export function balancesAt(db: Db, userId: number, walletIds: string[], atS: number, nowS: number) {
-  if (atS >= nowS) throw refuse("at", "at must not be in the future");
+  if (atS >= nowS) throw refuse("at");
   return readBalancesAt(db, userId, walletIds, atS);
 }
 
@@ -52,10 +60,7 @@ export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
   const nowMs = ctx.nowMs();
   const toMs = Math.min(q.toMs ?? nowMs, nowMs);
   const fromMs = q.fromMs ?? 0;
-  if (fromMs > toMs)
-    throw q.fromMs === undefined
-      ? refuse("to", "to must not be before 1970-01-01T00:00:00Z")
-      : refuse("from", "from must not be after to (nor in the future)");
+  if (fromMs > toMs) throw q.fromMs === undefined ? refuse("to") : refuse("from");
   // Entries are dated in whole seconds: the range holds the seconds that start inside it (none when
   // both instants fall in one second). The current second may still get entries (as for a
   // balance `at`): a range stops before it.
@@ -78,7 +83,7 @@ export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
 export const STATEMENT_CHUNK = HISTORY_CHUNK;
 
 /** A CSV statement too long to send whole: its JSON pages, or a shorter range, hold it. */
-const TOO_LONG = {
+export const STATEMENT_TOO_LONG: TooLong = {
   field: "format",
   why: (max: string) =>
     `a CSV statement sends at most ${max} entries: narrow from and to, or page the JSON with per_page and page`,
@@ -90,7 +95,7 @@ export const wholeStatement = (ctx: ServiceContext, s: Statement) =>
     ctx,
     s.count,
     statementChunks(ctx.db, s.range, s.rows, s.lastSeq, STATEMENT_CHUNK),
-    TOO_LONG,
+    STATEMENT_TOO_LONG,
   );
 
 /** ISO 8601 in whole seconds; years outside 0000-9999 in the expanded form (`-000001-12-31T…`). */

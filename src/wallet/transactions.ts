@@ -90,17 +90,19 @@ export async function gated<T>(
   return { chunks: turn.holding(chunks), release: turn.release };
 }
 
+/** A whole history past WHOLE_READ_MAX: its pages hold it. */
+export const HISTORY_TOO_LONG: TooLong = {
+  field: "per_page",
+  why: (max) => `a whole history sends at most ${max} entries: page with per_page (1-100) and page`,
+};
+
 /** Every entry of a user's the query selects, as chunks read one after another (`gated`). */
 export async function wholeHistory(ctx: ServiceContext, { order, ...query }: HistoryQuery) {
   const filter = { ...query, userId: readUserId(ctx, query.userId) };
   const history = await readHistory(ctx.db, filter, order);
   requireExisting(history, filter);
-  const tooLong = {
-    field: "per_page",
-    why: (max: string) =>
-      `a whole history sends at most ${max} entries: page with per_page (1-100) and page`,
-  };
-  return { total: history.total, ...(await gated(ctx, history.total, history.chunks, tooLong)) };
+  const gate = await gated(ctx, history.total, history.chunks, HISTORY_TOO_LONG);
+  return { total: history.total, ...gate };
 }
 
 /** The plugin's lists: an administrator's page of one kind of entry, newest first, and its total. */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { anyText, EMPTY, isoDate, ownUserIdField } from "../../http/fields";
-import { MAX_WALLETS_PER_READ, unknownWalletText } from "../../wallet/balances";
+import { MAX_WALLETS_PER_READ, TOO_MANY_WALLETS, unknownWalletText } from "../../wallet/balances";
 import { isWalletId, normalizeWalletId } from "../../wallet/wallet-shape";
 
 export const BalanceParams = v.object({
@@ -13,8 +13,7 @@ export const BalanceParams = v.object({
       const bad = ids.find((id) => !isWalletId(id));
       if (ids.length === 0) addIssue({ message: EMPTY });
       else if (bad !== undefined) addIssue({ message: unknownWalletText(bad) });
-      else if (ids.length > MAX_WALLETS_PER_READ)
-        addIssue({ message: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
+      else if (ids.length > MAX_WALLETS_PER_READ) addIssue({ message: TOO_MANY_WALLETS });
       else return ids;
       return NEVER;
     }),
