@@ -7,14 +7,35 @@ import apiDoc from "../docs/api.md?raw";
 import compatDoc from "../docs/compat.md?raw";
 import errorsDoc from "../docs/errors.md?raw";
 import { COMPAT_ROUTES } from "../src/compat";
+import { AMOUNT_FIELDS, amountRefused, overlongRefused } from "../src/compat/amounts";
+import { jwtRouteRefusals, keyRouteRefusals } from "../src/compat/auth";
+import { META_DATA_REFUSED } from "../src/compat/entries";
+import { REQUIRES_TEXT } from "../src/compat/php";
+import { ENTITIES_REQUIRED, invalidWallet, requiredText } from "../src/compat/respond";
+import {
+  insufficientBalance,
+  TRANSFER_REQUEST_ID_TEXT,
+  transferRefused,
+} from "../src/compat/transfers";
+import { WALLET_NUMBER_TEXT } from "../src/compat/wallets-create";
 import type { Wallet } from "../src/db/wallets";
 import type { UrlRule } from "../src/events/endpoint-url";
-import { refusalAnswer } from "../src/http/errors";
+import { MALFORMED } from "../src/http/decode";
+import { ApiError, refusalAnswer } from "../src/http/errors";
+import { AMOUNT_TEXT_MAX, EMPTY, noteField } from "../src/http/fields";
+import { ROUTE_REFUSED, UNREADABLE_MULTIPART } from "../src/http/params";
+import { PAIRS_REFUSED } from "../src/http/php-vars";
 import type { Route } from "../src/http/route";
+import { CLASH } from "../src/http/user-fields";
 import { checkFields } from "../src/http/validation";
 import type { AmountRefusal } from "../src/ledger/money";
 import { ROUTES } from "../src/routes";
+import { TOO_MANY_WALLETS } from "../src/wallet/balances";
+import { BATCH_REVERSAL_KEPT } from "../src/wallet/batch-reversal";
+import { NOT_REVERSIBLE } from "../src/wallet/movements";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
+import { RANGE_REFUSED, STATEMENT_TOO_LONG } from "../src/wallet/statements";
+import { HISTORY_TOO_LONG } from "../src/wallet/transactions";
 
 /** A variable part of a text, written `<id>`, `<n>`, `<field>`…, in the docs and in the texts below. */
 const PLACEHOLDER = /<[\w .[\]-]+>/g;
@@ -34,11 +55,13 @@ const patternOf = (text: string) =>
 /**
  * Whether `doc` quotes `text`: as a `code span`, or a "string" in one or in a code block (a JSON
  * answer). A placeholder on either side stands for the words of the other: the docs' `<field>` for
- * `amount`, a text's `<id>` for the docs' example `ngn`. Line breaks inside a span are spaces.
+ * `amount`, a text's `<id>` for the docs' example `ngn`. A line break inside a span is a space.
  */
 function quotes(doc: string) {
   const blocks = [...doc.matchAll(/^```.*\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
-  const prose = doc.replace(/^```.*\n[\s\S]*?^```/gm, "").replace(/\s+/g, " ");
+  // A line break and the next line's indent are one space; spaces within a line are kept, as the
+  // plugin's texts hold two in places.
+  const prose = doc.replace(/^```.*\n[\s\S]*?^```/gm, "").replace(/[ \t]*\n\s*/g, " ");
   const spans = [...prose.matchAll(/(`+)(.+?)\1/g)].map((m) => m[2]!.trim());
   const quoted = [...spans, ...blocks].flatMap((span) =>
     [...span.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!),
@@ -149,7 +172,8 @@ const URL_RULES = {
 /**
  * Each refusal of the service, in every form its words take. Keyed by code, so a new code does not
  * type-check until it is tried here. `not_reversible` and `invalid_field` carry the words of the
- * verb that refused (wallet/movements.ts, balances.ts, statements.ts, transactions.ts).
+ * verb that refused, as it names them (wallet/movements.ts, batch-reversal.ts, balances.ts,
+ * statements.ts, transactions.ts).
  */
 const REFUSALS: { [C in RefusalReason["code"]]: Extract<RefusalReason, { code: C }>[] } = {
   not_signed_in: [{ code: "not_signed_in" }],
@@ -171,7 +195,10 @@ const REFUSALS: { [C in RefusalReason["code"]]: Extract<RefusalReason, { code: C
   hold_resolved: [{ code: "hold_resolved", holdId: n, status: "<status>" as "captured" }],
   capture_exceeds_hold: [{ code: "capture_exceeds_hold", heldText: "<held>" }],
   transaction_not_found: [{ code: "transaction_not_found", ref: "<id>" }],
-  not_reversible: [],
+  not_reversible: [...Object.values(NOT_REVERSIBLE), BATCH_REVERSAL_KEPT].map((why) => ({
+    code: "not_reversible",
+    why,
+  })),
   already_reversed: [{ code: "already_reversed", ref: "<id>" }],
   api_key_not_found: [{ code: "api_key_not_found", ref: "<id>" }],
   wallet_exists: [{ code: "wallet_exists", walletId: "<id>" }],
@@ -196,7 +223,11 @@ const REFUSALS: { [C in RefusalReason["code"]]: Extract<RefusalReason, { code: C
     { code: "too_many_mails", retryAfterS: n, spent: "client" },
   ],
   mail_link_invalid: [{ code: "mail_link_invalid" }],
-  invalid_field: [],
+  invalid_field: [
+    ...Object.entries(RANGE_REFUSED).map(([field, why]) => ({ field, why })),
+    { field: "wallet_id", why: TOO_MANY_WALLETS },
+    ...[HISTORY_TOO_LONG, STATEMENT_TOO_LONG].map((t) => ({ field: t.field, why: t.why("<n>") })),
+  ].map((f) => ({ code: "invalid_field", ...f })),
   batch_operation: [
     { code: "batch_operation", index: n, refused: "insufficient-balance" },
     { code: "batch_operation", index: n, refused: { code: "user_not_found", userId: "<user>" } },
@@ -214,6 +245,77 @@ const REFUSALS: { [C in RefusalReason["code"]]: Extract<RefusalReason, { code: C
 };
 
 const inWalletDocs = quotes(`${errorsDoc}\n${apiDoc}`);
+const inCompatDoc = quotes(compatDoc);
+
+/** An answer's texts: its message (when it has words) and its `error`'s. */
+const answerTexts = (err: ApiError | Refusal) => {
+  const answer = err instanceof ApiError ? err : refusalAnswer(err);
+  return answer ? [answer.message, ...textsOf(answer.error)].filter((t) => /\s/.test(t)) : [];
+};
+
+/** A part of a request a MalformedRequest names. */
+const PART = "<part>";
+
+/** Why a request could not be read, in either dialect (http/decode.ts, params.ts, php-vars.ts). */
+const MALFORMED_TEXTS = [
+  ...Object.values(MALFORMED).map((t) => (typeof t === "string" ? t : t(PART))),
+  UNREADABLE_MULTIPART,
+  ...Object.values(ROUTE_REFUSED),
+  ...Object.values(PAIRS_REFUSED).map((t) => t(PART)),
+];
+
+/**
+ * The amount refusals the plugin's routes can answer: its amounts are rounded to the wallet's
+ * places (PLUGIN_ROUNDING), never refused for them.
+ */
+const PLUGIN_AMOUNT_REFUSALS = (Object.keys(AMOUNT_REFUSALS) as AmountRefusal[]).filter(
+  (refusal) => refusal !== "too-many-decimals",
+);
+
+/** A refusal the plugin's transfers word themselves, for each way the verb refuses one. */
+const TRANSFER_REFUSALS: [RefusalReason, amount: string][] = [
+  [{ code: "user_not_found", userId: "<user>" }, "1"],
+  [{ code: "same_user" }, "1"],
+  [{ code: "wallet_not_found", walletId: "<id>" }, "1"],
+  [{ code: "balance_limit" }, "1"],
+  [{ code: "amount_refused", refusal: "not-positive", wallet: WALLET }, "0"],
+  [{ code: "amount_refused", refusal: "not-positive", wallet: WALLET }, "-1"],
+  ...PLUGIN_AMOUNT_REFUSALS.map((refusal): [RefusalReason, string] => [
+    { code: "amount_refused", refusal, wallet: WALLET },
+    "1",
+  ]),
+];
+
+/**
+ * The plugin's own refusals outside its route schemas: its checks' texts (`requires`, the amounts,
+ * meta_data, a wallet's numbers), its answers for a read's empty fields and an unknown wallet, a
+ * transfer's refusals and its credentials'.
+ */
+const pluginTexts = () => [
+  ENTITIES_REQUIRED,
+  ...["user_id", "wallet_id"].map(requiredText),
+  EMPTY,
+  ...Object.values(REQUIRES_TEXT).map((text) => text("<field>")),
+  ...AMOUNT_FIELDS.flatMap((field) => [
+    ...PLUGIN_AMOUNT_REFUSALS.flatMap((r) => textsOf(amountRefused(field, r))),
+    ...textsOf(overlongRefused(field, "9".repeat(AMOUNT_TEXT_MAX + 1))),
+  ]),
+  ...messagesOf(noteField),
+  ...Object.values(META_DATA_REFUSED),
+  TRANSFER_REQUEST_ID_TEXT,
+  ...Object.values(WALLET_NUMBER_TEXT),
+  ...answerTexts(invalidWallet()),
+  // A wallet's name has spaces, which a placeholder does not stand for.
+  ...answerTexts(
+    insufficientBalance({ sent: "<n>", name: "US Dollar", available: "<n>", held: "<n>" }),
+  ),
+  ...TRANSFER_REFUSALS.flatMap(([reason, amount]) =>
+    answerTexts(transferRefused(reason, amount, "<amount>")),
+  ),
+  ...[keyRouteRefusals("<action>"), jwtRouteRefusals].flatMap((refusals) =>
+    Object.values(refusals).flatMap((refusal) => answerTexts(refusal())),
+  ),
+];
 
 describe("every refusal text is in the docs", () => {
   it("each of the service's refusals, as wallet/v1 answers it, in docs/errors.md or api.md", () => {
@@ -229,6 +331,20 @@ describe("every refusal text is in the docs", () => {
   });
 
   it("each field text of the plugin's routes, in docs/compat.md", () => {
-    expect(fieldTexts(COMPAT_ROUTES).filter((text) => !quotes(compatDoc)(text))).toEqual([]);
+    expect(fieldTexts(COMPAT_ROUTES).filter((text) => !inCompatDoc(text))).toEqual([]);
+  });
+
+  it("each of the plugin's own refusal texts, outside its schemas, in docs/compat.md", () => {
+    expect([...new Set(pluginTexts())].filter((text) => !inCompatDoc(text))).toEqual([]);
+  });
+
+  it("each reason a request cannot be read, in docs/errors.md or api.md", () => {
+    expect(MALFORMED_TEXTS.filter((text) => !inWalletDocs(text))).toEqual([]);
+  });
+
+  it("each clash of a new user's username or e-mail, in the docs of both dialects", () => {
+    const texts = Object.values(CLASH);
+    expect(texts.filter((text) => !inWalletDocs(text))).toEqual([]);
+    expect(texts.filter((text) => !inCompatDoc(text))).toEqual([]);
   });
 });
