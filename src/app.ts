@@ -15,7 +15,7 @@ import type { Outbound } from "./events/deliver";
 import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
-import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
+import { BODY_TOO_LARGE, limitBody } from "./http/body-limit";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { afterAnswer, keepAlive } from "./http/keep-alive";
@@ -54,7 +54,7 @@ export function createApp(options: AppOptions = {}) {
   // its origin check and with its own headers (console/index.tsx).
   const apiBodyLimit = limitBody((c) =>
     fail(c, ERRORS.payload_too_large.status, ERRORS.payload_too_large.message, {
-      body: `at most ${MAX_BODY_BYTES} bytes`,
+      body: BODY_TOO_LARGE,
     }),
   );
   app.use((c, next) => (insideConsole(c.req.path) ? next() : corsHeaders(c, next)));

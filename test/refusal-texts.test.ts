@@ -5,23 +5,40 @@
 import { describe, expect, it } from "vitest";
 import apiDoc from "../docs/api.md?raw";
 import compatDoc from "../docs/compat.md?raw";
+import consoleDoc from "../docs/console.md?raw";
 import errorsDoc from "../docs/errors.md?raw";
 import { COMPAT_ROUTES } from "../src/compat";
+import { DELETE_REFUSED } from "../src/compat/admin-deletes";
 import { AMOUNT_FIELDS, amountRefused, overlongRefused } from "../src/compat/amounts";
 import { jwtRouteRefusals, keyRouteRefusals } from "../src/compat/auth";
 import { META_DATA_REFUSED } from "../src/compat/entries";
+import { LIST_REFUSED } from "../src/compat/lists";
 import { REQUIRES_TEXT } from "../src/compat/php";
-import { ENTITIES_REQUIRED, invalidWallet, requiredText } from "../src/compat/respond";
+import {
+  ENTITIES_REQUIRED,
+  invalidWallet,
+  requiredText,
+  USER_NOT_FOUND,
+} from "../src/compat/respond";
 import {
   insufficientBalance,
   TRANSFER_REQUEST_ID_TEXT,
   transferRefused,
 } from "../src/compat/transfers";
-import { WALLET_NUMBER_TEXT } from "../src/compat/wallets-create";
+import { VERIFY_EMAIL_REFUSED } from "../src/compat/verify-email";
+import { WALLET_EXISTS, WALLET_NUMBER_TEXT } from "../src/compat/wallets-create";
+import { noUserText } from "../src/console/api";
 import type { Wallet } from "../src/db/wallets";
 import type { UrlRule } from "../src/events/endpoint-url";
+import { BODY_TOO_LARGE } from "../src/http/body-limit";
 import { MALFORMED } from "../src/http/decode";
-import { ApiError, refusalAnswer } from "../src/http/errors";
+import {
+  ApiError,
+  DATABASE_RETRY,
+  OBJECT_RETRY,
+  permissionDenied,
+  refusalAnswer,
+} from "../src/http/errors";
 import { AMOUNT_TEXT_MAX, EMPTY, noteField } from "../src/http/fields";
 import { ROUTE_REFUSED, UNREADABLE_MULTIPART } from "../src/http/params";
 import { PAIRS_REFUSED } from "../src/http/php-vars";
@@ -30,6 +47,7 @@ import { CLASH } from "../src/http/user-fields";
 import { checkFields } from "../src/http/validation";
 import type { AmountRefusal } from "../src/ledger/money";
 import { ROUTES } from "../src/routes";
+import { SECURITY_FAILED } from "../src/routes/transactions/list";
 import { TOO_MANY_WALLETS } from "../src/wallet/balances";
 import { BATCH_REVERSAL_KEPT } from "../src/wallet/batch-reversal";
 import { NOT_REVERSIBLE } from "../src/wallet/movements";
@@ -265,6 +283,18 @@ const MALFORMED_TEXTS = [
 ];
 
 /**
+ * What wallet/v1 answers outside the service's refusals: a refused credential, a wrong
+ * `security_code`, a body past its size, D1 or a Durable Object that could not answer.
+ */
+const WALLET_ROUTE_TEXTS = [
+  ...Object.values(permissionDenied).flatMap((refusal) => answerTexts(refusal())),
+  SECURITY_FAILED,
+  BODY_TOO_LARGE,
+  DATABASE_RETRY,
+  ...Object.values(OBJECT_RETRY),
+];
+
+/**
  * The amount refusals the plugin's routes can answer: its amounts are rounded to the wallet's
  * places (PLUGIN_ROUNDING), never refused for them.
  */
@@ -315,6 +345,15 @@ const pluginTexts = () => [
   ...[keyRouteRefusals("<action>"), jwtRouteRefusals].flatMap((refusals) =>
     Object.values(refusals).flatMap((refusal) => answerTexts(refusal())),
   ),
+  // The lists' and reads' 404s, a delete refused, a wallet id taken, a verification mail's.
+  ...textsOf(Object.values(LIST_REFUSED).map((r) => (typeof r === "function" ? r("<id>") : r))),
+  USER_NOT_FOUND,
+  DELETE_REFUSED.message,
+  DELETE_REFUSED.walletHasEntries("<wallet>"),
+  DELETE_REFUSED.userHasEntries,
+  DELETE_REFUSED.lastAdministrator,
+  WALLET_EXISTS,
+  ...Object.values(VERIFY_EMAIL_REFUSED),
 ];
 
 describe("every refusal text is in the docs", () => {
@@ -336,6 +375,14 @@ describe("every refusal text is in the docs", () => {
 
   it("each of the plugin's own refusal texts, outside its schemas, in docs/compat.md", () => {
     expect([...new Set(pluginTexts())].filter((text) => !inCompatDoc(text))).toEqual([]);
+  });
+
+  it("each text wallet/v1 words outside the service's refusals, in docs/errors.md or api.md", () => {
+    expect(WALLET_ROUTE_TEXTS.filter((text) => !inWalletDocs(text))).toEqual([]);
+  });
+
+  it("the console's own words for a refusal, in docs/console.md", () => {
+    expect([noUserText("<user>")].filter((text) => !quotes(consoleDoc)(text))).toEqual([]);
   });
 
   it("each reason a request cannot be read, in docs/errors.md or api.md", () => {

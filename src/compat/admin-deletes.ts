@@ -4,7 +4,7 @@ import { pathFields } from "../http/validation";
 import { deleteUser } from "../wallet/users";
 import { deleteWallet } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
-import { pluginUserNotFound } from "./respond";
+import { INVALID_WALLET_ID, pluginUserNotFound } from "./respond";
 import { UserPath, WalletPath } from "./schemas";
 
 // `DELETE wallets/{wallet}` (plugin api/core/wallets/delete-wallets.php, includes/wallets/
@@ -13,6 +13,14 @@ import { UserPath, WalletPath } from "./schemas";
 // whatever it was asked to: a wallet whose users still held balances in it, a user with its balances
 // (user meta) and history. The ledger is append-only, so here a wallet or user that any entry names
 // is refused, and nothing changes; one that none names is deleted as the plugin answered.
+
+/** Why a wallet or user is kept: entries name it, or it is the last administrator (409 each). */
+export const DELETE_REFUSED = {
+  message: "Operation cannot be completed",
+  walletHasEntries: (wallet: string) => `${wallet} wallet has transactions: the ledger keeps them`,
+  userHasEntries: "user has transactions: the ledger keeps them and the user's balances",
+  lastAdministrator: "user is the last administrator: the service needs one to be run",
+} as const;
 
 /** The path's `(?P<wallet>[\w]+)`: other text is no route at all, as on the plugin. */
 export const compatWalletDelete = defineRoute(
@@ -31,12 +39,10 @@ export const compatWalletDelete = defineRoute(
     if (outcome === "deleted")
       return ok(c, 200, `${named} wallet deleted`, ["Operation completed"]);
     if (outcome === "has-entries")
-      return fail(c, 409, "Operation cannot be completed", [
-        `${named} wallet has transactions: the ledger keeps them`,
-      ]);
+      return fail(c, 409, DELETE_REFUSED.message, [DELETE_REFUSED.walletHasEntries(named)]);
     // The plugin's answer for an unknown wallet: getWalletById's error under deleteWallet's status
     // and (empty) message, as its Res::error kept the first error it was given.
-    return fail(c, 400, "", ["Invalid wallet Id"]);
+    return fail(c, 400, "", [INVALID_WALLET_ID]);
   },
 );
 
@@ -58,12 +64,10 @@ export const compatUserDelete = defineRoute(
       ref !== null && "id" in ref ? await deleteUser(c.var.service, ref.id) : "not-found";
     if (outcome === "deleted") return ok(c, 200, "User deleted successfully", []);
     if (outcome === "has-entries")
-      return fail(c, 409, "Operation cannot be completed", [
-        { user_id: ["user has transactions: the ledger keeps them and the user's balances"] },
-      ]);
+      return fail(c, 409, DELETE_REFUSED.message, [{ user_id: [DELETE_REFUSED.userHasEntries] }]);
     if (outcome === "last-administrator")
-      return fail(c, 409, "Operation cannot be completed", [
-        { user_id: ["user is the last administrator: the service needs one to be run"] },
+      return fail(c, 409, DELETE_REFUSED.message, [
+        { user_id: [DELETE_REFUSED.lastAdministrator] },
       ]);
     return pluginUserNotFound(c); // as GET users answers an unknown user
   },

@@ -21,6 +21,7 @@ import {
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
 import { phpInt, phpPage } from "./php";
+import { INVALID_WALLET_ID } from "./respond";
 import { ListRequest, MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletPath } from "./schemas";
 
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
@@ -186,10 +187,31 @@ const list = (spec: ListSpec) =>
     },
   );
 
-const unknownTransaction = (id: string) => ({
-  message: "Transaction not Found",
-  error: [`Invalid Transaction Id ${id}`],
-});
+/** The plugin's 404s: an id no entry or wallet has, and a list with nothing in it. */
+export const LIST_REFUSED = {
+  unknownTransaction: (id: string) => ({
+    message: "Transaction not Found",
+    error: [`Invalid Transaction Id ${id}`],
+  }),
+  unknownTransfer: { message: "Transfer not found", error: "Invalid Transfer Id" },
+  unknownWallet: { message: "Wallet not found", error: [INVALID_WALLET_ID] },
+  noCredits: {
+    error: "Sorry we couldnt retrieve any Credit at the moment",
+    message: "No wallet Found",
+  },
+  noDebits: {
+    error: "Sorry we couldnt retrieve any Debit at the moment",
+    message: "No Debit Found",
+  },
+  noTransfers: {
+    error: "You have not made any transfer at the moment",
+    message: "No wallet Found",
+  },
+  noWallets: {
+    message: "Wallet Not found",
+    data: ["We are sorry we cannot retrieve any wallet at the moment"],
+  },
+} as const;
 
 export const compatCreditList = list({
   path: "/credits",
@@ -199,11 +221,8 @@ export const compatCreditList = list({
   idParam: "credit_id",
   message: "Credits Retrieved",
   found: "Transacrion Retrieved",
-  unknown: unknownTransaction,
-  empty: {
-    error: "Sorry we couldnt retrieve any Credit at the moment",
-    message: "No wallet Found",
-  },
+  unknown: LIST_REFUSED.unknownTransaction,
+  empty: LIST_REFUSED.noCredits,
   record: (row) => movementRecord(row, "credits"),
 });
 
@@ -216,8 +235,8 @@ export const compatDebitList = list({
   idAlias: "debits_id",
   message: "Debits Retrieved",
   found: "Transacrion Retrieved",
-  unknown: unknownTransaction,
-  empty: { error: "Sorry we couldnt retrieve any Debit at the moment", message: "No Debit Found" },
+  unknown: LIST_REFUSED.unknownTransaction,
+  empty: LIST_REFUSED.noDebits,
   record: (row) => movementRecord(row, "debits"),
 });
 
@@ -229,9 +248,9 @@ export const compatTransferList = list({
   idParam: "transfer_id",
   message: "Transfers Retrieved",
   found: "Transfer Retrieved",
-  unknown: () => ({ message: "Transfer not found", error: "Invalid Transfer Id" }),
+  unknown: () => LIST_REFUSED.unknownTransfer,
   byPartner: true,
-  empty: { error: "You have not made any transfer at the moment", message: "No wallet Found" },
+  empty: LIST_REFUSED.noTransfers,
   record: (row, c) => transferRecord(row, siteTimeZone(c.env)),
 });
 
@@ -267,12 +286,7 @@ export const compatWalletList = defineRoute(
   async (c) => {
     const wallets = await walletRows(c.var.service);
     if (wallets.length === 0)
-      return send(c, 404, {
-        status_code: 404,
-        status: true,
-        message: "Wallet Not found",
-        data: ["We are sorry we cannot retrieve any wallet at the moment"],
-      });
+      return send(c, 404, { status_code: 404, status: true, ...LIST_REFUSED.noWallets });
     // WP_Query's order, newest first.
     const newestFirst = wallets.toSorted((a, b) => b.postId - a.postId);
     return ok(c, 200, "Wallet Retrieved", newestFirst.map(walletRecord));
@@ -298,7 +312,10 @@ export const compatWalletOne = defineRoute(
   async (c, { wallet: { id } }) => {
     const found =
       id === null ? undefined : (await walletRows(c.var.service)).find((w) => w.wallet.id === id);
-    if (!found) return fail(c, 404, "Wallet not found", ["Invalid wallet Id"]);
+    if (!found) {
+      const { message, error } = LIST_REFUSED.unknownWallet;
+      return fail(c, 404, message, error);
+    }
     return ok(c, 200, "Wallet Retrieved", walletRecord(found));
   },
 );

@@ -33,15 +33,21 @@ export function entitiesRequired(
   return c.body(body, 422, JSON_UTF8);
 }
 
+/** The plugin's getWalletById error: a wallet id no wallet has (GET and DELETE wallets/{wallet}). */
+export const INVALID_WALLET_ID = "Invalid wallet Id";
+
 /** The plugin's refusal of a wallet id no wallet has. */
 export const invalidWallet = () => new ApiError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
+
+/** The plugin's message for a user it cannot find. */
+export const USER_NOT_FOUND = "User not found";
 
 /** The plugin's answer for a user it cannot find ("Failed", capitalised, is the plugin's). */
 export const pluginUserNotFound = (c: Context<AppEnv>) =>
   send(c, 404, {
     status_code: 404,
     status: "Failed",
-    message: "User not found",
+    message: USER_NOT_FOUND,
     data: [],
     error: [],
   });

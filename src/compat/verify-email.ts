@@ -7,10 +7,17 @@ import { requestVerification } from "../wallet/mail-links";
 import { Refusal } from "../wallet/refusal";
 import { VerifyEmailRequest } from "./schemas";
 
+/** The plugin's messages: an address it cannot read, no `fire_email`, a mail not sent. */
+export const VERIFY_EMAIL_REFUSED = {
+  unparsed: "email not parsed",
+  noToken: "Token Not Generated",
+  notSent: "Email Not Sent",
+} as const;
+
 const notSent = {
   status_code: 400,
   status: false,
-  message: "Email Not Sent",
+  message: VERIFY_EMAIL_REFUSED.notSent,
   error: { mail: false },
 };
 
@@ -42,8 +49,8 @@ export const compatVerifyEmail = defineRoute(
     },
   },
   async (c, { email, fire }) => {
-    if (email === "") return fail(c, 400, "email not parsed", false);
-    if (!fire) return send(c, 400, { ...notSent, message: "Token Not Generated" });
+    if (email === "") return fail(c, 400, VERIFY_EMAIL_REFUSED.unparsed, false);
+    if (!fire) return send(c, 400, { ...notSent, message: VERIFY_EMAIL_REFUSED.noToken });
     try {
       await requestVerification(c.var.service, email, verifyLinkFor(c));
     } catch (err) {

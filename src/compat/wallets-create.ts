@@ -18,6 +18,9 @@ import { MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletRequest } from "./schemas";
 // The plugin's withdrawal limits: this service has no withdrawals and keeps no limits; they are
 // checked as the plugin checked them, and answered as GET wallets does.
 
+/** The plugin's message and error for a wallet id already taken (409). */
+export const WALLET_EXISTS = "Wallet Already Exists";
+
 /** The plugin's texts for a number or a withdrawal limit it refused, and a symbol's position. */
 export const WALLET_NUMBER_TEXT = {
   notNumber: "Requires a number or decimal",
@@ -111,7 +114,7 @@ export const compatWalletCreate = defineRoute(
       if (err instanceof Refusal && err.reason.code === "wallet_exists") return undefined;
       throw err;
     });
-    if (!created) return fail(c, 409, "Wallet Already Exists", ["Wallet Already Exists"]);
+    if (!created) return fail(c, 409, WALLET_EXISTS, [WALLET_EXISTS]);
     const w = created.wallet;
     // "successully" is the plugin's typo; clients match on it.
     return ok(c, 200, "Wallet was successully created", {

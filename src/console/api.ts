@@ -11,6 +11,9 @@ import type { ConsoleEnv } from "./env";
 import { back } from "./page";
 import type { Notice } from "./views";
 
+/** The console's words for a user that does not exist (the API's are the plugin's). */
+export const noUserText = (userId: string | number) => `No user ${userId}.`;
+
 /** A console request as the app's: its env is the app's, with the operator's session beside it. */
 export const appContext = (c: Context<ConsoleEnv>) => c as unknown as Context<AppEnv>;
 
@@ -35,7 +38,7 @@ export async function attempt<T>(
     // reach 7"), which tell an operator nothing about credentials.
     const reason = refusalOf(refused);
     if (reason?.code === "user_not_found")
-      return { ok: false, refusal: new ApiError(404, `No user ${reason.userId}.`), reason };
+      return { ok: false, refusal: new ApiError(404, noUserText(reason.userId)), reason };
     const refusal = refusalAnswer(refused);
     // A fault stays a fault: the look-up's own, if finding what was gone failed.
     if (!refusal) throw refused;

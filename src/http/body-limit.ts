@@ -12,6 +12,9 @@ import { unreadableBody } from "./decode";
 /** The most a request body may hold, the API's and the console's forms alike (docs/security.md). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** The API's 413 text (keyed `body`): a body past MAX_BODY_BYTES. */
+export const BODY_TOO_LARGE = `at most ${MAX_BODY_BYTES} bytes`;
+
 const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 2_000;
 

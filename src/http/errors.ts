@@ -552,6 +552,9 @@ export function forgotGone(
   return forgetGone(c.var.service, err) !== undefined;
 }
 
+/** Why a request D1 could not take should be sent again, in wallet/v1's words. */
+export const DATABASE_RETRY = `The database is busy: retry in ${RETRY_S} seconds with the same request_id`;
+
 /**
  * D1 overloaded, reset or cut off, in wallet/v1's words: retryable, and a write's request_id keeps a
  * retry from applying it twice; undefined for any other error. Logged, since the operator should
@@ -565,15 +568,13 @@ export function databaseBusy(c: Context<AppEnv>, err: unknown) {
   );
   return apiError(
     "database_unavailable",
-    {
-      retry: `The database is busy: retry in ${RETRY_S} seconds with the same request_id`,
-    },
+    { retry: DATABASE_RETRY },
     { "Retry-After": String(RETRY_S) },
   );
 }
 
 /** What could not be done while a binding's object could not answer, in wallet/v1's words. */
-const OBJECT_RETRY: Record<ObjectBinding, string> = {
+export const OBJECT_RETRY: Record<ObjectBinding, string> = {
   LOGIN_THROTTLE: `Sign-in and mail limits cannot be reached now: try again in ${RETRY_S} seconds`,
   HISTORY_GATE: `A whole history cannot be started now: try again in ${RETRY_S} seconds, or page with per_page (1-100) and page`,
 };

@@ -13,6 +13,9 @@ import { MAX_PER_PAGE, TransactionListParams } from "./schemas";
 
 const MESSAGE = "Txns Retrieved Successful";
 
+/** A `security_code` that is not the one set (TRANSACTIONS_SECURITY_CODE). */
+export const SECURITY_FAILED = "Security verification failed";
+
 /**
  * The list's parameters: an administrator must name the user, and a request that names no `page`,
  * `pageno` (its alias) or `per_page` asks for the whole history (streamed).
@@ -51,7 +54,7 @@ export const listTransactions = defineRoute(
       throw serviceNotConfigured(["TRANSACTIONS_SECURITY_CODE"]);
     const expected = varText(c.env.TRANSACTIONS_SECURITY_CODE).trim();
     if (expected && !sameSecret(fields.security_code, expected))
-      throw apiError("security_failed", { security_code: "Security verification failed" });
+      throw apiError("security_failed", { security_code: SECURITY_FAILED });
 
     const filter = {
       userId: fields.user_id,
