@@ -356,6 +356,87 @@ const pluginTexts = () => [
   ...Object.values(VERIFY_EMAIL_REFUSED),
 ];
 
+/** Every source file as text, by path (`../src/compat/lists.ts`). */
+const SOURCES = import.meta.glob<string>("../src/**/*.{ts,tsx}", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+
+/** A call that answers a refusal: a text written in its arguments is one a client reads. */
+const REFUSAL_CALL =
+  /\b(?:fail\(\s*\w+\s*,|send\(\s*\w+\s*,\s*[45]\d\d\s*,|new ApiError\(|new MalformedRequest\(|invalidInput\(|apiError\(|validationError\()/g;
+
+/**
+ * The builders whose texts the tests above take by calling them, by file and top-level name: the
+ * one place a text may be written inside a refusal's call. Anywhere else it is a name they list.
+ */
+const BUILDERS: Record<string, string[]> = {
+  "../src/http/errors.ts": ["answerOf", "permissionDenied"],
+  "../src/compat/auth.ts": ["keyRouteRefusals", "jwtRouteRefusals"],
+  "../src/compat/respond.ts": ["invalidWallet"],
+  "../src/compat/transfers.ts": ["insufficientBalance", "transferRefused"],
+};
+
+/** A top-level declaration's name, as biome lays them out (from the line's start). */
+const DECLARATION = /^(?:export )?(?:async )?(?:function\*? |const |let |class )(\w+)/gm;
+
+/** The offset of the quote that closes the string or template opening at `start`. */
+function closing(source: string, start: number): number {
+  const quote = source[start];
+  for (let i = start + 1; i < source.length; i++) {
+    if (source[i] === "\\") i++;
+    else if (source[i] === quote) return i;
+    else if (quote === "`" && source.startsWith("${", i))
+      // An expression: its braces counted, the strings in it skipped.
+      for (let depth = 0; i < source.length; i++) {
+        if ("\"'`".includes(source[i]!)) i = closing(source, i);
+        else if (source[i] === "{") depth++;
+        else if (source[i] === "}" && --depth === 0) break;
+      }
+  }
+  return source.length;
+}
+
+/**
+ * The texts written as a string or template in the arguments of the call whose `(` is at `open`,
+ * as written, by offset. A text has words with a space between, as above (a template's `${…}` left
+ * out): a key (`"requestId"`) or an empty message is none.
+ */
+function textsInCall(source: string, open: number) {
+  const texts: { at: number; written: string }[] = [];
+  for (let i = open, depth = 0; i < source.length; i++) {
+    const ch = source[i]!;
+    if (source.startsWith("//", i)) i = source.indexOf("\n", i);
+    else if ("\"'`".includes(ch)) {
+      const end = closing(source, i);
+      const text = source.slice(i + 1, end).replace(/\$\{(?:[^{}]|\{[^{}]*\})*\}/g, "");
+      if (/[a-z]{2}/i.test(text) && /\s/.test(text.trim()))
+        texts.push({ at: i, written: source.slice(i, end + 1) });
+      i = end;
+    } else if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch) && --depth === 0) break;
+  }
+  return texts;
+}
+
+/** Each text written inline in a refusal's call outside BUILDERS, as `file:line: "text"`. */
+function inlineRefusalTexts(sources: Record<string, string>) {
+  const found: string[] = [];
+  for (const [file, source] of Object.entries(sources))
+    for (const call of source.matchAll(REFUSAL_CALL)) {
+      const lineStart = source.lastIndexOf("\n", call.index) + 1;
+      if (/^\s*(?:\/\/|\*)/.test(source.slice(lineStart, call.index))) continue; // a comment
+      const builder = [...source.slice(0, call.index).matchAll(DECLARATION)].at(-1)?.[1];
+      if (builder && BUILDERS[file]?.includes(builder)) continue;
+      for (const { at, written } of textsInCall(source, call.index + call[0].indexOf("("))) {
+        const line = source.slice(0, at).split("\n").length;
+        found.push(`${file.replace("../", "")}:${line}: ${written}`);
+      }
+    }
+  return found;
+}
+
 describe("every refusal text is in the docs", () => {
   it("each of the service's refusals, as wallet/v1 answers it, in docs/errors.md or api.md", () => {
     const missing = Object.values(REFUSALS)
@@ -387,6 +468,20 @@ describe("every refusal text is in the docs", () => {
 
   it("each reason a request cannot be read, in docs/errors.md or api.md", () => {
     expect(MALFORMED_TEXTS.filter((text) => !inWalletDocs(text))).toEqual([]);
+  });
+
+  it("no refusal's text is written inline in src/, outside the builders tried above", () => {
+    expect(inlineRefusalTexts(SOURCES)).toEqual([]);
+  });
+
+  it("each builder allowed texts inline is declared where BUILDERS says", () => {
+    const declared = (file: string) =>
+      [...(SOURCES[file] ?? "").matchAll(DECLARATION)].map((m) => m[1]);
+    for (const [file, names] of Object.entries(BUILDERS))
+      expect(
+        names.filter((name) => !declared(file).includes(name)),
+        file,
+      ).toEqual([]);
   });
 
   it("each clash of a new user's username or e-mail, in the docs of both dialects", () => {
