@@ -96,61 +96,49 @@ describe("the cron's hourly pass", () => {
   it("deletes the expired mail tokens when the sessions' deletion fails, and names that step", async () => {
     const email = `${unique("inbox")}@example.test`;
     await mailToken(email, Date.now() - 10 * 86_400_000, null);
-    const refusing = aroundReads(/^delete from "sessions"/i, () => {
-      throw new Error("D1_ERROR: Network connection lost.");
-    });
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
-    try {
-      const hourStart = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
-      const { queue } = fakeQueue();
-      await expect(
-        worker.scheduled(
-          { scheduledTime: hourStart, cron: "* * * * *", noRetry() {} },
-          { ...env, DB: refusing, WEBHOOK_QUEUE: queue },
-        ),
-      ).rejects.toThrow(new Error("Cron steps failed (logged): delete_sessions"));
-      const faults = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
-      expect(faults).toEqual([expect.objectContaining({ step: "delete_sessions" })]);
-      const line = logs.mock.calls
-        .map(([l]) => JSON.parse(String(l)))
-        .find((l) => "holds_expired" in l);
-      expect(line.sessions_deleted).toBeUndefined();
-      expect(line.mail_tokens_deleted).toBeGreaterThanOrEqual(1);
-    } finally {
-      vi.restoreAllMocks();
-    }
+    const lines = await hourlyRunRefusing(/^delete from "sessions"/i, "delete_sessions");
+    const line = lines.find((l) => "holds_expired" in l)!;
+    expect(line.sessions_deleted).toBeUndefined();
+    expect(line.mail_tokens_deleted).toBeGreaterThanOrEqual(1);
     expect(await count("SELECT count(*) AS n FROM mail_tokens WHERE email = ?", email)).toBe(0);
   });
 
   it("logs what it deleted when the holds' expiry fails, leaving holds_expired out", async () => {
     const email = `${unique("inbox")}@example.test`;
     await mailToken(email, Date.now() - 10 * 86_400_000, null);
-    const refusing = aroundReads(/"holds"/, () => {
-      throw new Error("D1_ERROR: Network connection lost.");
-    });
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
-    try {
-      const hourStart = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
-      const { queue } = fakeQueue();
-      await expect(
-        worker.scheduled(
-          { scheduledTime: hourStart, cron: "* * * * *", noRetry() {} },
-          { ...env, DB: refusing, WEBHOOK_QUEUE: queue },
-        ),
-      ).rejects.toThrow(new Error("Cron steps failed (logged): expire_holds"));
-      const faults = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
-      expect(faults).toEqual([expect.objectContaining({ step: "expire_holds" })]);
-      const lines = logs.mock.calls
-        .map(([l]) => JSON.parse(String(l)))
-        .filter((l) => "mail_tokens_deleted" in l);
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).not.toHaveProperty("holds_expired");
-      expect(lines[0].mail_tokens_deleted).toBeGreaterThanOrEqual(1);
-      expect(lines[0].sessions_deleted).toBeGreaterThanOrEqual(0);
-    } finally {
-      vi.restoreAllMocks();
-    }
+    const lines = (await hourlyRunRefusing(/"holds"/, "expire_holds")).filter(
+      (l) => "mail_tokens_deleted" in l,
+    );
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toHaveProperty("holds_expired");
+    expect(lines[0]!.mail_tokens_deleted).toBeGreaterThanOrEqual(1);
+    expect(lines[0]!.sessions_deleted).toBeGreaterThanOrEqual(0);
   });
 });
+
+/**
+ * The cron's run in an hour's first minute with every statement `refused` matches failing: it
+ * fails naming `step` alone, logs that step's fault, and answers its log lines.
+ */
+async function hourlyRunRefusing(refused: RegExp, step: string) {
+  const refusing = aroundReads(refused, () => {
+    throw new Error("D1_ERROR: Network connection lost.");
+  });
+  const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+  const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+  try {
+    const hourStart = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+    const { queue } = fakeQueue();
+    await expect(
+      worker.scheduled(
+        { scheduledTime: hourStart, cron: "* * * * *", noRetry() {} },
+        { ...env, DB: refusing, WEBHOOK_QUEUE: queue },
+      ),
+    ).rejects.toThrow(new Error(`Cron steps failed (logged): ${step}`));
+    const faults = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(faults).toEqual([expect.objectContaining({ step })]);
+    return logs.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
