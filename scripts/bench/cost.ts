@@ -3,7 +3,7 @@
 // src/db/meter.ts).
 import { execFileSync } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
-import { groupProcesses } from "./process-io";
+import { groupProcesses } from "../lib/process-group";
 
 const TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 

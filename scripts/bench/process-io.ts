@@ -1,30 +1,8 @@
 // A server's whole process group (its Node process and the workerd it starts) as Linux's /proc
 // shows it: its live processes, and the disk writes they made (/proc/<pid>/io), what a scenario
 // cost in storage beside what it cost in time (CPU time: cost.ts).
-import { readdirSync, readFileSync } from "node:fs";
-
-/**
- * The live processes of process group `pgid`: each one's name and its /proc/<pid>/stat fields from
- * the state on (`fields[0]` is the state, `fields[2]` the group). Throws without /proc.
- */
-export function groupProcesses(pgid: number) {
-  const found: { pid: string; comm: string; fields: string[] }[] = [];
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // `pid (comm) state ppid pgrp ...`: comm may hold spaces, so fields are counted after its ")"
-    const close = stat.lastIndexOf(")");
-    const fields = stat.slice(close + 2).split(" ");
-    if (Number(fields[2]) === pgid)
-      found.push({ pid, comm: stat.slice(stat.indexOf("(") + 1, close), fields });
-  }
-  return found;
-}
+import { readFileSync } from "node:fs";
+import { groupProcesses } from "../lib/process-group";
 
 export type GroupIo = { writeBytes: number; writeCalls: number };
 

@@ -4,8 +4,8 @@
 // inspector, which lists every isolate in it (wrangler's inspector shows only the worker's).
 import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { groupProcesses } from "../lib/process-group";
 import type { Server } from "../lib/server";
-import { groupProcesses } from "./process-io";
 
 const workerds = (server: Server) =>
   groupProcesses(server.child.pid!)

@@ -23,6 +23,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
 import { adminInsertSql } from "./admin-insert";
 import { migrateLocalD1 } from "./migrate-local";
+import { groupProcesses } from "./process-group";
 import {
   offlineEnv,
   startBenchWorker,
@@ -441,19 +442,7 @@ function groupRunning(pgid: number) {
       return false;
     }
   }
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // ended meanwhile
-    }
-    // "pid (name) state ppid pgrp ...": the name may hold spaces and parentheses.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
-  }
-  return false;
+  return groupProcesses(pgid).some(({ fields: [state] }) => state !== "Z" && state !== "X");
 }
 
 /**
