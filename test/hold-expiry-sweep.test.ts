@@ -125,6 +125,15 @@ async function holdsOf(userIds: number[], sinceEvent: number) {
   return results;
 }
 
+/** `n` holds as holdsOf reads them, each expired at its own expires_at with one event. */
+const expiredOnce = (n: number) =>
+  Array.from({ length: n }, () => ({
+    id: expect.any(Number),
+    status: "expired",
+    at_expiry: 1,
+    events: 1,
+  }));
+
 /** The id of the latest event written. */
 async function lastEvent() {
   const row = await env.DB.prepare("SELECT coalesce(max(id), 0) AS id FROM events").first<{
@@ -151,14 +160,7 @@ async function expectAllRecordedByOneRun(runMs: number, due: number, statements:
   expect(await cronRun(runMs)).toEqual({ statements, logged: due });
 
   const rows = await holdsOf([a.user.id], sinceEvent);
-  expect(rows.filter((h) => h.id !== a.live)).toEqual(
-    Array.from({ length: due }, () => ({
-      id: expect.any(Number),
-      status: "expired",
-      at_expiry: 1,
-      events: 1,
-    })),
-  );
+  expect(rows.filter((h) => h.id !== a.live)).toEqual(expiredOnce(due));
   expect(rows.find((h) => h.id === a.live)).toMatchObject({ status: "held", events: 0 });
   // Bookkeeping only: the events and the holds' status, no entry, no balance.
   expect(await tableCounts()).toEqual({
@@ -218,14 +220,7 @@ describe("the cron's sweep of expired holds", () => {
       sinceEvent,
     );
     const live = new Set(accounts.map((a) => a.live));
-    expect(rows.filter((h) => !live.has(h.id))).toEqual(
-      Array.from({ length: most + 1 }, () => ({
-        id: expect.any(Number),
-        status: "expired",
-        at_expiry: 1,
-        events: 1,
-      })),
-    );
+    expect(rows.filter((h) => !live.has(h.id))).toEqual(expiredOnce(most + 1));
     expect(rows.filter((h) => live.has(h.id) && h.status === "held")).toHaveLength(live.size);
   });
 
@@ -300,14 +295,7 @@ describe("the cron's sweep of expired holds, run more than once", () => {
     expect(logged).toHaveLength(3);
     expect(logged.reduce((n, x) => n + x, 0)).toBe(due + 1);
     expect(statements.flat().reduce((n, x) => n + x, 0)).toBe(due + 1);
-    expect(await holdsOf([a.user.id], sinceEvent)).toEqual(
-      Array.from({ length: due + 1 }, () => ({
-        id: expect.any(Number),
-        status: "expired",
-        at_expiry: 1,
-        events: 1,
-      })),
-    );
+    expect(await holdsOf([a.user.id], sinceEvent)).toEqual(expiredOnce(due + 1));
     expect(await tableCounts()).toEqual({
       ...counts,
       events: counts.events! + due + 1,
@@ -364,13 +352,6 @@ describe("the cron's sweep of expired holds, run more than once", () => {
       logged: due - EXPIRY_BATCH,
     });
     const rows = await holdsOf([a.user.id], sinceEvent);
-    expect(rows.filter((h) => h.id !== a.live)).toEqual(
-      Array.from({ length: due }, () => ({
-        id: expect.any(Number),
-        status: "expired",
-        at_expiry: 1,
-        events: 1,
-      })),
-    );
+    expect(rows.filter((h) => h.id !== a.live)).toEqual(expiredOnce(due));
   });
 });
