@@ -1,6 +1,7 @@
-import { type Column, DrizzleQueryError, type SQL, sql, type Table } from "drizzle-orm";
+import { type Column, DrizzleQueryError, inArray, type SQL, sql, type Table } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { SessionDatabase } from "./d1-session";
 import { unmetered } from "./meter";
 
@@ -32,6 +33,22 @@ export const columnsAsSql = <C extends Record<string, Column>>(columns: C) =>
   ) as {
     [K in keyof C]: SQL<C[K]["_"]["data"] | (C[K]["_"]["notNull"] extends true ? never : null)>;
   };
+
+/**
+ * Deletes up to `most` rows of `table` that `where` holds, each by its `key`, in one statement:
+ * the cron's bounded clean-ups. Answers how many went.
+ */
+export async function deleteUpTo(
+  db: Db,
+  table: SQLiteTable,
+  key: SQLiteColumn,
+  where: SQL | undefined,
+  most: number,
+) {
+  const some = db.select({ key }).from(table).where(where).limit(most);
+  const gone = await db.delete(table).where(inArray(key, some)).returning({ key });
+  return gone.length;
+}
 
 /** The request's session behind a handle, through its meter; null for a plain binding. */
 const sessionOf = (db: Db) => {

@@ -2,7 +2,7 @@
 // outbox. A link's use is one batch whose statements all test the same token, so the work is done
 // exactly when the token is consumed, and two uses cannot both succeed.
 import { and, desc, eq, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { type Db, deleteUpTo } from "./client";
 import { mailOutbox, mailTokens, users } from "./schema";
 import { EXPIRED_PER_PASS, liveOf, revokeSessionsOf } from "./sessions";
 import { sameText } from "./user-texts";
@@ -54,18 +54,14 @@ export async function recordMailRequest(
  * Deletes up to EXPIRED_PER_PASS expired tokens, used or not (by the expiry index): the cron's
  * hourly pass, for those no later mail request pruned. Answers how many went.
  */
-export async function deleteExpiredMailTokens(db: Db, nowMs: number) {
-  const expired = db
-    .select({ hash: mailTokens.tokenHash })
-    .from(mailTokens)
-    .where(lte(mailTokens.expiresAtMs, nowMs))
-    .limit(EXPIRED_PER_PASS);
-  const rows = await db
-    .delete(mailTokens)
-    .where(inArray(mailTokens.tokenHash, expired))
-    .returning({ hash: mailTokens.tokenHash });
-  return rows.length;
-}
+export const deleteExpiredMailTokens = (db: Db, nowMs: number) =>
+  deleteUpTo(
+    db,
+    mailTokens,
+    mailTokens.tokenHash,
+    lte(mailTokens.expiresAtMs, nowMs),
+    EXPIRED_PER_PASS,
+  );
 
 /**
  * Whether a live token of `purpose` has this hash, as its row's user (null: none has the address;

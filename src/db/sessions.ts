@@ -3,7 +3,7 @@
 
 import { and, eq, inArray, isNull, lte, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "./client";
+import { type Db, deleteUpTo } from "./client";
 import { selectList } from "./insert-select";
 import { sessions, users } from "./schema";
 
@@ -60,18 +60,8 @@ export const EXPIRED_PER_PASS = 5_000;
  * alone (every sign-in would write a row to it), so it reads the whole table: once an hour, not each
  * minute. A row goes at its expiry, when its token stops verifying anyway. Answers how many went.
  */
-export async function deleteExpiredSessions(db: Db, nowMs: number) {
-  const expired = db
-    .select({ id: sessions.id })
-    .from(sessions)
-    .where(lte(sessions.expiresAtMs, nowMs))
-    .limit(EXPIRED_PER_PASS);
-  const rows = await db
-    .delete(sessions)
-    .where(inArray(sessions.id, expired))
-    .returning({ id: sessions.id });
-  return rows.length;
-}
+export const deleteExpiredSessions = (db: Db, nowMs: number) =>
+  deleteUpTo(db, sessions, sessions.id, lte(sessions.expiresAtMs, nowMs), EXPIRED_PER_PASS);
 
 /**
  * A session by id: its owner and the owner's role now, its kind and whether it was revoked;
