@@ -305,7 +305,7 @@ describe("D1 cost per route", () => {
 
   it("each money operation writes and reads a fixed budget of rows", async () => {
     // D1 bills every row written, index rows included (docs: BENCHMARKS.md "Rows per credit"). A
-    // credit writes 8: the entry, its four index rows (idempotency key, date, balance chain, slug),
+    // credit writes 8: the entry, its four index rows (idempotency key, date, wallet and date, slug),
     // the balance (an upsert), the balance timeline's point (a WITHOUT ROWID table: one write) and
     // the outbox's event. A new write on any of these operations must show up here.
     const { admin, user, wallet } = await fixture();
@@ -364,8 +364,9 @@ describe("D1 cost per route", () => {
     // so no sqlite_sequence row is read or written); capturing writes the hold's status, its entry
     // (with the hold index row) and its event; a void writes the hold's status and its event.
     // Rows read, for an entry whose title is new: a credit's 20 are its guards' index reads (the
-    // chain, the balance, the used request key, the timeline's last point once in each of its two
-    // triggers, the event's wallet), its slug's probe and the request key checked before it. An
+    // balance, the used request key, the timeline's last point once in each of its two triggers and
+    // once in the balance's, the event's wallet), its slug's probe and the request key checked
+    // before it. An
     // entry's slug probes one more row for each entry already holding its title that second.
     const budget: Record<string, { roundTrips: number; rowsWritten: number; rowsRead: number }> = {
       credit: { roundTrips: 1, rowsWritten: 8, rowsRead: 20 },

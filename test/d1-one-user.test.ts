@@ -350,4 +350,44 @@ describe("D1 rows read for one very large user", () => {
       ],
     });
   }, 60_000);
+
+  it("a page of one wallet reads alike however many entries the user holds in its other wallets", async () => {
+    const admin = await makeAdmin();
+    const [large, small] = [await makeWallet(admin), await makeWallet(admin)];
+    // Twins in the small wallet, dated alike (appendHistory: 1700000000 + n, the oldest of the large
+    // wallet's dates too): one holds nothing else, the other 5,000 entries in the large wallet.
+    const alone = await makeUser();
+    await appendHistory(alone.id, small, 5);
+    const beside = await makeUser();
+    await appendHistory(beside.id, large, 5000);
+    await appendHistory(beside.id, small, 5);
+    // With the planner's statistics, as a D1 database has them after `PRAGMA optimize`.
+    await env.DB.prepare("PRAGMA optimize").run();
+    const counter = countingD1();
+    const pages: Record<string, string> = {
+      newest: "",
+      oldest: "&order=asc",
+      "page 2": "&per_page=2&page=2",
+      credits: "&txn_type=CREDIT",
+      after: `&after=${iso(HISTORY_S + 2)}`,
+      before: `&before=${iso(HISTORY_S + 4)}`,
+    };
+    const rowsRead = async (user: number) => {
+      const rows: Record<string, number> = {};
+      for (const [name, query] of Object.entries(pages)) {
+        const path = `/transactions?user_id=${user}&security_code=1&wallet_id=${small}${query}`;
+        await call("GET", path, { auth: admin.bearer });
+        const { value: res, cost } = await counter.measure(() =>
+          call("GET", path, { auth: admin.bearer, d1: counter.db }),
+        );
+        expect(res.status, `${name}: ${res.text}`).toBe(200);
+        rows[name] = cost.rowsRead;
+      }
+      return rows;
+    };
+    // Alike within a few rows: the statistics tell the twins' indexes apart by their sizes.
+    const [own, among] = [await rowsRead(alone.id), await rowsRead(beside.id)];
+    const more = Object.keys(pages).filter((name) => among[name]! > own[name]! + 3);
+    expect(more, JSON.stringify({ own, among })).toEqual([]);
+  }, 60_000);
 });

@@ -345,9 +345,9 @@ export async function ledgerViolations() {
   ).all<{ balance_minor: number; total: number; n: number; entry_count: number }>();
   const broken = results.filter((r) => r.balance_minor !== r.total || r.n !== r.entry_count);
   const { results: chain } = await env.DB.prepare(
-    `SELECT t.id FROM transactions t
-     WHERE t.balance_before_minor IS NOT coalesce((SELECT p.balance_after_minor FROM transactions p
-       WHERE p.user_id = t.user_id AND p.wallet_id = t.wallet_id AND p.id < t.id ORDER BY p.id DESC LIMIT 1), 0)`,
+    `SELECT id FROM (SELECT id, balance_before_minor,
+       lag(balance_after_minor, 1, 0) OVER (PARTITION BY user_id, wallet_id ORDER BY id) AS before_minor
+       FROM transactions) WHERE balance_before_minor IS NOT before_minor`,
   ).all();
   const orphans = await env.DB.prepare(
     `SELECT count(*) AS n FROM (SELECT DISTINCT user_id, wallet_id FROM transactions) t

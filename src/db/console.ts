@@ -1,11 +1,11 @@
 // Read-only aggregates for the operator console (src/console/): what no API route answers. The
 // console reaches them as it reaches everything, through the service's verbs (wallet/operators.ts).
 import { and, asc, count, desc, eq, gte, inArray, or, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { exactSum, readExactSum } from "./exact-sum";
 import { balances, transactions, users, wallets } from "./schema";
 import { amountOf } from "./statements";
+import { newestOnChain } from "./timeline";
 import { passwordUsable } from "./users";
 
 const DAY_S = 86_400;
@@ -126,16 +126,10 @@ export async function searchUsers(db: Db, search: string, offset: number, limit:
 /**
  * The last `points` balances of each wallet the user holds (has a balance row in), oldest first:
  * the console's balance charts. One statement however many wallets the site has; each wallet's
- * points come from its balance chain's index, so the rows read do not grow with the history.
+ * points come from the balance timeline's index, so the rows read do not grow with the history.
  */
 export async function balanceSeries(db: Db, userId: number, points: number) {
-  const chain = alias(transactions, "chain");
-  const recent = db
-    .select({ id: chain.id })
-    .from(chain)
-    .where(and(eq(chain.userId, balances.userId), eq(chain.walletId, balances.walletId)))
-    .orderBy(desc(chain.id))
-    .limit(points);
+  const recent = newestOnChain(sql`${balances}.user_id`, sql`${balances}.wallet_id`, points);
   const rows = await db
     .select({
       walletId: transactions.walletId,

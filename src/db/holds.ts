@@ -1,9 +1,10 @@
 // Reads of holds (docs/ledger.md#holds). Which holds count against a balance is written here once
 // for reads and ledger/holds.ts, and in the guards of drizzle/0012_holds.sql for writes: 'held' and
 // not yet expired.
-import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { batchAll, type Db } from "./client";
 import { balances, type Hold, holds, transactions, users, wallets } from "./schema";
+import { newestOnChain } from "./timeline";
 
 export type { Hold };
 export type HoldStatus = Hold["status"];
@@ -131,7 +132,7 @@ export async function balancesWithHolds(db: Db, userId: number, nowS: number) {
 
 /**
  * One user's position in one wallet, in one round trip: whether both exist, the balance and entry
- * count (the balance row's), what counting holds reserve at `nowS`, and the newest entry.
+ * count (the balance row's), what counting holds reserve at `nowS`, and the chain's newest entry.
  */
 export async function walletPosition(db: Db, userId: number, walletId: string, nowS: number) {
   const [userRows, walletRows, balanceRows, lastRows] = await db.batch([
@@ -153,9 +154,7 @@ export async function walletPosition(db: Db, userId: number, walletId: string, n
         createdAtS: transactions.createdAtS,
       })
       .from(transactions)
-      .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))
-      .orderBy(desc(transactions.id))
-      .limit(1),
+      .where(inArray(transactions.id, newestOnChain(userId, walletId, 1))),
   ]);
   return {
     userExists: userRows.length > 0,

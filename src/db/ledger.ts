@@ -34,6 +34,7 @@ import { heldIn, heldWhenJudged } from "./holds";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
+import { newestOnChain } from "./timeline";
 
 /** The hot reads' statements, built once per isolate for each shape. */
 const reads = new BuiltOnce();
@@ -223,12 +224,18 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
       db,
       `entries ${page.order} ${shape.name}`,
       () =>
-        // Along (user, date, id), as the figures in docs/scaling.md measure it: with statistics
-        // SQLite reads a wallet's page from (user, wallet, id) instead, every entry of the user's
-        // in that wallet, and sorts them.
+        // Along the index whose order is the page's, as docs/scaling.md measures it: with
+        // statistics SQLite may choose another and sort every entry it reads.
         db
           .select({ ...ENTRY_WITH_WALLET, entry: columnsAsSql(ENTRY_COLUMNS) })
-          .from(indexedBy(transactions, "transactions_user_created"))
+          .from(
+            indexedBy(
+              transactions,
+              filter.walletId === undefined
+                ? "transactions_user_created"
+                : "transactions_user_wallet_created",
+            ),
+          )
           .innerJoin(wallets, eq(wallets.id, transactions.walletId))
           .where(filterWhere(shape.placeholders()))
           .orderBy(direction(transactions.createdAtS), direction(transactions.id))
@@ -560,9 +567,8 @@ export async function newestEntries(
         heldMinor: heldWhenJudged(userId, walletId, judgedAtS, entryId),
       })
       .from(transactions)
-      .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))
-      .orderBy(desc(transactions.id))
-      .limit(limit),
+      .where(inArray(transactions.id, newestOnChain(userId, walletId, limit)))
+      .orderBy(desc(transactions.id)),
   );
   const results = await batchAll(db, queries);
   // Past the oldest entry read of a pair that has more, that pair's balance would be unknown.

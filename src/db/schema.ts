@@ -198,7 +198,9 @@ export const transactions = sqliteTable(
   (t) => [
     uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),
     index("transactions_user_created").on(t.userId, t.createdAtS, t.id),
-    index("transactions_balance_chain").on(t.userId, t.walletId, t.id),
+    // A wallet's pages in their (date, id) order, bounded however many entries the user's other
+    // wallets hold. A wallet's entries in chain (id) order are balance_timeline's key.
+    index("transactions_user_wallet_created").on(t.userId, t.walletId, t.createdAtS, t.id),
     uniqueIndex("transactions_slug").on(t.slug).where(sql`${t.slug} <> ''`),
     uniqueIndex("transactions_guid").on(t.guid).where(sql`${t.guid} <> ''`),
     // Partial, like transactions_hold: a credit or debit (NULL in both) writes no index row to either.

@@ -1,19 +1,10 @@
-// Balances at a point in time and statements, read from the balance timeline (schema.ts
-// balanceTimeline): each entry's point on its (user, wallet) chain, in the order it was written.
+// Balances at a point in time and statements, read from the balance timeline (db/timeline.ts).
 import { and, asc, between, eq, getTableColumns, inArray, lte, type SQL, sql } from "drizzle-orm";
 import { type Db, keysetChunks } from "./client";
 import { exactSum, readExactSum } from "./exact-sum";
 import { ENTRY_WITH_WALLET } from "./ledger";
 import { balanceTimeline, transactions, users, wallets } from "./schema";
-
-const chain = (userId: number, walletId: SQL | string) =>
-  and(eq(balanceTimeline.userId, userId), sql`${balanceTimeline.walletId} = ${walletId}`);
-
-/** The balance a chain held at `atS`: its last point at or before it, one seek of its index. */
-const balanceAt = (userId: number, walletId: SQL | string, atS: number) =>
-  sql<number | null>`(SELECT ${balanceTimeline.balanceAfterMinor} FROM ${balanceTimeline}
-    WHERE ${chain(userId, walletId)} AND ${balanceTimeline.atS} <= ${atS}
-    ORDER BY ${balanceTimeline.atS} DESC, ${balanceTimeline.seq} DESC LIMIT 1)`;
+import { balanceAt, onChain } from "./timeline";
 
 /**
  * The wallets named, whether the user exists, and the user's balance in each wallet at `atS`
@@ -44,7 +35,7 @@ export const amountOf = (type: "CREDIT" | "DEBIT") =>
 export type StatementRange = { userId: number; walletId: string; fromS: number; toS: number };
 
 const inRange = (r: StatementRange) =>
-  and(chain(r.userId, r.walletId), between(balanceTimeline.atS, r.fromS, r.toS));
+  and(onChain(r.userId, r.walletId), between(balanceTimeline.atS, r.fromS, r.toS));
 
 /** A statement's entries with their wallets, in the order the chain holds them. */
 const statementRows = (db: Db, where: SQL | undefined) =>

@@ -147,5 +147,19 @@ describe("a wrangler d1 export of a database in use", () => {
       restored,
     );
     expect(`${broken.stdout}${broken.stderr}`).toContain("balance_off_ledger");
+    // And in their order: an entry that continues its chain writes its balance point before its
+    // balance, whose guard compares the balance with that point.
+    d1(
+      restored,
+      "execute",
+      "DB",
+      "--command",
+      `INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text,
+         balance_before_minor, balance_after_minor, request_id, request_key, note, title, slug_base,
+         slug, created_at_s)
+       SELECT user_id, wallet_id, 'CREDIT', 1, '1', balance_minor, balance_minor + 1, 'restored',
+         'restored', '', 't', 'restored', 'restored', 1800000000
+       FROM balances WHERE rowid = (SELECT min(rowid) FROM balances)`,
+    );
   });
 });
