@@ -5,7 +5,7 @@ import type { Db } from "./client";
 import { exactSum, readExactSum } from "./exact-sum";
 import { balances, transactions, users, wallets } from "./schema";
 import { amountOf } from "./statements";
-import { newestOnChain } from "./timeline";
+import { newestPoints } from "./timeline";
 import { passwordUsable } from "./users";
 
 const DAY_S = 86_400;
@@ -129,7 +129,7 @@ export async function searchUsers(db: Db, search: string, offset: number, limit:
  * points come from the balance timeline's index, so the rows read do not grow with the history.
  */
 export async function balanceSeries(db: Db, userId: number, points: number) {
-  const recent = newestOnChain(sql`${balances}.user_id`, sql`${balances}.wallet_id`, points);
+  const recent = newestPoints(db, sql`${balances}.user_id`, sql`${balances}.wallet_id`, points);
   const rows = await db
     .select({
       walletId: transactions.walletId,

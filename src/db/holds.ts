@@ -1,10 +1,10 @@
 // Reads of holds (docs/ledger.md#holds). Which holds count against a balance is written here once
 // for reads and ledger/holds.ts, and in the guards of drizzle/0012_holds.sql for writes: 'held' and
 // not yet expired.
-import { and, asc, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import { batchAll, type Db } from "./client";
 import { balances, type Hold, holds, transactions, users, wallets } from "./schema";
-import { newestOnChain } from "./timeline";
+import { newestPoints } from "./timeline";
 
 export type { Hold };
 export type HoldStatus = Hold["status"];
@@ -135,6 +135,7 @@ export async function balancesWithHolds(db: Db, userId: number, nowS: number) {
  * count (the balance row's), what counting holds reserve at `nowS`, and the chain's newest entry.
  */
 export async function walletPosition(db: Db, userId: number, walletId: string, nowS: number) {
+  const newest = newestPoints(db, userId, walletId, 1).as("newest");
   const [userRows, walletRows, balanceRows, lastRows] = await db.batch([
     db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
     db.select().from(wallets).where(eq(wallets.id, walletId)),
@@ -153,8 +154,8 @@ export async function walletPosition(db: Db, userId: number, walletId: string, n
         amountMinor: transactions.amountMinor,
         createdAtS: transactions.createdAtS,
       })
-      .from(transactions)
-      .where(inArray(transactions.id, newestOnChain(userId, walletId, 1))),
+      .from(newest)
+      .innerJoin(transactions, eq(transactions.id, newest.entryId)),
   ]);
   return {
     userExists: userRows.length > 0,

@@ -34,7 +34,7 @@ import { heldIn, heldWhenJudged } from "./holds";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
-import { newestOnChain } from "./timeline";
+import { newestPoints } from "./timeline";
 
 /** The hot reads' statements, built once per isolate for each shape. */
 const reads = new BuiltOnce();
@@ -554,11 +554,11 @@ export async function newestEntries(
   judgedAtS: number,
 ) {
   const limit = NEWEST_ENTRIES;
-  // Named with its table: a one-table query's columns are written unqualified, which the
-  // subquery would read as the holds' own.
+  // Named with its table: written unqualified, the holds' subquery would read it as its own id.
   const entryId = sql`${transactions}.id`;
-  const queries = pairs.map(({ userId, walletId }) =>
-    db
+  const queries = pairs.map(({ userId, walletId }) => {
+    const newest = newestPoints(db, userId, walletId, limit).as("newest");
+    return db
       .select({
         id: transactions.id,
         userId: transactions.userId,
@@ -566,13 +566,13 @@ export async function newestEntries(
         balanceBeforeMinor: transactions.balanceBeforeMinor,
         heldMinor: heldWhenJudged(userId, walletId, judgedAtS, entryId),
       })
-      .from(transactions)
-      .where(inArray(transactions.id, newestOnChain(userId, walletId, limit)))
-      .orderBy(desc(transactions.id)),
-  );
+      .from(newest)
+      .innerJoin(transactions, eq(transactions.id, newest.entryId));
+  });
   const results = await batchAll(db, queries);
   // Past the oldest entry read of a pair that has more, that pair's balance would be unknown.
-  const floor = Math.max(0, ...results.filter((r) => r.length === limit).map((r) => r.at(-1)!.id));
+  const oldest = (r: { id: number }[]) => Math.min(...r.map((e) => e.id));
+  const floor = Math.max(0, ...results.filter((r) => r.length === limit).map(oldest));
   return results
     .flat()
     .filter((e) => e.id >= floor)
