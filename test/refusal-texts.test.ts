@@ -28,6 +28,8 @@ import {
 import { VERIFY_EMAIL_REFUSED } from "../src/compat/verify-email";
 import { WALLET_EXISTS, WALLET_NUMBER_TEXT } from "../src/compat/wallets-create";
 import { noUserText } from "../src/console/api";
+import { FOREIGN_REQUEST } from "../src/console/boundary";
+import { FORM_EXPIRED, unreadableForm } from "../src/console/sign-in";
 import type { Wallet } from "../src/db/wallets";
 import type { UrlRule } from "../src/events/endpoint-url";
 import { BODY_TOO_LARGE } from "../src/http/body-limit";
@@ -365,7 +367,7 @@ const SOURCES = import.meta.glob<string>("../src/**/*.{ts,tsx}", {
 
 /** A call that answers a refusal: a text written in its arguments is one a client reads. */
 const REFUSAL_CALL =
-  /\b(?:fail\(\s*\w+\s*,|send\(\s*\w+\s*,\s*[45]\d\d\s*,|new ApiError\(|new MalformedRequest\(|invalidInput\(|apiError\(|validationError\()/g;
+  /\b(?:fail\(\s*\w+\s*,|send\(\s*\w+\s*,\s*[45]\d\d\s*,|new ApiError\(|new MalformedRequest\(|invalidInput\(|apiError\(|validationError\(|c\.text\()/g;
 
 /**
  * The builders whose texts the tests above take by calling them, by file and top-level name: the
@@ -463,7 +465,8 @@ describe("every refusal text is in the docs", () => {
   });
 
   it("the console's own words for a refusal, in docs/console.md", () => {
-    expect([noUserText("<user>")].filter((text) => !quotes(consoleDoc)(text))).toEqual([]);
+    const texts = [noUserText("<user>"), FOREIGN_REQUEST, FORM_EXPIRED, unreadableForm("<reason>")];
+    expect(texts.filter((text) => !quotes(consoleDoc)(text))).toEqual([]);
   });
 
   it("each reason a request cannot be read, in docs/errors.md or api.md", () => {

@@ -66,11 +66,13 @@ function overHttps(url: string) {
  * console answer: no other origin's window keeps a handle on it (COOP) and no other origin may load
  * it (CORP).
  */
+export const FOREIGN_REQUEST = "Forbidden: this request did not come from the console's own pages.";
+
 export const consoleBoundary: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const secure = overHttps(c.req.url);
   if (secure) c.res = c.redirect(secure, 308);
   else if (SAFE_METHODS.has(c.req.method) ? foreignLoad(c) : requestSource(c) === "foreign")
-    c.res = c.text("Forbidden: this request did not come from the console's own pages.", 403);
+    c.res = c.text(FOREIGN_REQUEST, 403);
   else await next();
   c.header("Cross-Origin-Opener-Policy", "same-origin");
   c.header("Cross-Origin-Resource-Policy", "same-origin");

@@ -144,12 +144,17 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
   if (c.req.method === "POST") {
     const form = await formOf(c);
     if (typeof form === "string") return c.text(form, 400);
-    if (!sameSecret(field(form, "_csrf"), session.csrf))
-      return c.text("The form has expired: go back, reload the page and try again.", 403);
+    if (!sameSecret(field(form, "_csrf"), session.csrf)) return c.text(FORM_EXPIRED, 403);
     c.set("form", form);
   }
   await next();
 };
+
+/** A form whose CSRF token is not this session's: drawn by an earlier session, or elsewhere. */
+export const FORM_EXPIRED = "The form has expired: go back, reload the page and try again.";
+/** A form the service cannot read, `why` in the words of docs/errors.md. */
+export const unreadableForm = (why: string) =>
+  `The form could not be read (${why}): nothing was done.`;
 
 /**
  * The posted form, read as strictly as the API reads a form body, or why it cannot be: a body that
@@ -158,7 +163,6 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
  */
 const formOf = (c: Context<ConsoleEnv>) =>
   readForm(c.req.raw).catch((err) => {
-    if (err instanceof MalformedRequest)
-      return `The form could not be read (${err.text}): nothing was done.`;
+    if (err instanceof MalformedRequest) return unreadableForm(err.text);
     throw err;
   });
