@@ -109,7 +109,7 @@ describe("the request log line carries the request's D1 cost", () => {
       const [after3] = await logged(() => page(short, query));
       const [after300] = await logged(() => page(long, query));
       expect(after3!.status).toBe(200);
-      // The page walks the (user, date, id) index and the total reads the balances' counts: the
+      // The page walks its date-ordered index and the total reads the balances' counts: the
       // longer history may even read a row less (where its first page ends differs), never more.
       expect(after300!.d1_statements).toBe(after3!.d1_statements);
       expect(after300!.d1_rows_written).toBe(0);

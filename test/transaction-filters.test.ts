@@ -1,6 +1,7 @@
-// A page of a user's transactions is read along (user, date, id) by name (src/db/ledger.ts
-// listEntries, INDEXED BY): one statement per filter shape and order. Every shape is sent here, page
-// by page, and answers the entries its filter selects, in the order asked for, with their total.
+// A page of a user's transactions is read along a named index in its order, (user, date, id) or
+// for one wallet (user, wallet, date, id) (src/db/ledger.ts entriesByDate, INDEXED BY): one
+// statement per filter shape and order. Every shape is sent here, page by page, and answers the
+// entries its filter selects, in the order asked for, with their total.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -44,7 +45,7 @@ beforeAll(async () => {
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
 
-describe("GET /transactions along (user, date, id), INDEXED BY", () => {
+describe("GET /transactions along its date-ordered index, INDEXED BY", () => {
   it("answers every filter shape, in either order, page by page, as the filter selects", async () => {
     const after = BASE_S + 20; // each an entry's second: both bounds exclusive
     const before = BASE_S + 60;

@@ -212,6 +212,24 @@ const found = (row: { userExists: number; walletExists: number } | undefined) =>
 });
 
 /**
+ * A user's entries with their wallets, along the index whose order is (date, id) within the filter:
+ * the wallet's when it names one. Named, as docs/scaling.md measures it: with statistics SQLite
+ * may choose another index and sort every entry it reads.
+ */
+const entriesByDate = (db: Db, filter: Pick<EntryFilter, "walletId">) =>
+  db
+    .select({ ...ENTRY_WITH_WALLET, entry: columnsAsSql(ENTRY_COLUMNS) })
+    .from(
+      indexedBy(
+        transactions,
+        filter.walletId === undefined
+          ? "transactions_user_created"
+          : "transactions_user_wallet_created",
+      ),
+    )
+    .innerJoin(wallets, eq(wallets.id, transactions.walletId));
+
+/**
  * One page of a user's entries with their wallets, the total the WordPress headers report, and
  * whether the user and the filtered wallet exist: two statements, one round trip.
  */
@@ -224,19 +242,7 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
       db,
       `entries ${page.order} ${shape.name}`,
       () =>
-        // Along the index whose order is the page's, as docs/scaling.md measures it: with
-        // statistics SQLite may choose another and sort every entry it reads.
-        db
-          .select({ ...ENTRY_WITH_WALLET, entry: columnsAsSql(ENTRY_COLUMNS) })
-          .from(
-            indexedBy(
-              transactions,
-              filter.walletId === undefined
-                ? "transactions_user_created"
-                : "transactions_user_wallet_created",
-            ),
-          )
-          .innerJoin(wallets, eq(wallets.id, transactions.walletId))
+        entriesByDate(db, filter)
           .where(filterWhere(shape.placeholders()))
           .orderBy(direction(transactions.createdAtS), direction(transactions.id))
           .limit(sql.placeholder("limit"))
@@ -345,8 +351,8 @@ export const HISTORY_CHUNK = 500;
 
 /**
  * All of a user's filtered entries, in order, a chunk at a time: the first chunk, the total and the
- * checks in one round trip, then one read per chunk after the last row seen (keyset, through the
- * (user, date, id) index), each larger than the one before up to a cap (keysetChunks). Bounded by
+ * checks in one round trip, then one read per chunk after the last row seen (keyset, along
+ * entriesByDate's index), each larger than the one before up to a cap (keysetChunks). Bounded by
  * the newest entry at the start, so an entry written meanwhile is not in it and the rows always add
  * up to `total`: entries never change once written.
  */
@@ -354,7 +360,7 @@ export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "d
   const direction = order === "asc" ? asc : desc;
   const where = filterWhere(filter);
   const [first, totals] = await db.batch([
-    entryWithWallet(db)
+    entriesByDate(db, filter)
       .where(where)
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
       .limit(HISTORY_CHUNK),
@@ -367,7 +373,7 @@ export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "d
   const past = order === "asc" ? sql`>` : sql`<`;
   const chunks = keysetChunks(first, HISTORY_CHUNK, ({ entry }, size) => {
     const after = sql`(${transactions.createdAtS}, ${transactions.id}) ${past} (${entry.createdAtS}, ${entry.id})`;
-    return entryWithWallet(db)
+    return entriesByDate(db, filter)
       .where(and(where, lte(transactions.id, lastId), after))
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
       .limit(size);
