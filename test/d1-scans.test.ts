@@ -15,6 +15,7 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  minutesRunAt,
   PASSWORD,
   sharedApp,
   subscribeWebhook,
@@ -178,11 +179,9 @@ describe("D1 rows read against other users' data", () => {
       cron: async () => {
         const { queue } = fakeQueue();
         // A minute's run: the run of an hour's first minute also reads the whole sessions table,
-        // by design (docs/operations.md#the-cron-trigger), so it is measured a minute earlier.
-        const nowMs = Date.now();
-        const scheduledTime = nowMs % 3_600_000 < 60_000 ? nowMs - 60_000 : nowMs;
+        // by design (docs/operations.md#the-cron-trigger).
         await worker.scheduled(
-          { scheduledTime, cron: "* * * * *", noRetry() {} } as ScheduledController,
+          { scheduledTime: minutesRunAt(), cron: "* * * * *", noRetry() {} } as ScheduledController,
           { ...env, DB: counter.db, WEBHOOK_QUEUE: queue },
         );
       },

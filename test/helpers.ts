@@ -619,6 +619,14 @@ export function fakeQueue() {
 }
 
 /**
+ * `nowMs`, or a minute earlier in an hour's first minute: the time of a minute's cron run. The run
+ * scheduled in an hour's first minute also deletes expired sessions and mail tokens, and logs
+ * their counts (src/index.ts scheduled).
+ */
+export const minutesRunAt = (nowMs = Date.now()) =>
+  nowMs % 3_600_000 < 60_000 ? nowMs - 60_000 : nowMs;
+
+/**
  * The cron trigger's run (src/index.ts scheduled) at `scheduledTime`, its sweep's nudges kept in a
  * fake queue: where the test files of a worker share a database (vitest.config.ts) the sweep finds
  * other files' endpoints, and the real queue's consumer would try their deliveries a second later,

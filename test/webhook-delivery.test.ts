@@ -47,6 +47,7 @@ import {
   makeAccount,
   makeUser,
   makeWallet,
+  minutesRunAt,
   subscribeWebhook,
   type TestUser,
   testApp,
@@ -898,7 +899,8 @@ function cronRefused(pattern: RegExp) {
   const errors = vi.spyOn(console, "error").mockImplementation(() => {});
   const logs = vi.spyOn(console, "log").mockImplementation(() => {});
   const run = worker.scheduled(
-    createScheduledController({ cron: "* * * * *" }),
+    // A minute's run: one in an hour's first minute also deletes, and logs a line of counts.
+    createScheduledController({ cron: "* * * * *", scheduledTime: minutesRunAt() }),
     { ...env, DB: refusing },
     createExecutionContext(),
   );
