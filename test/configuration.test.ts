@@ -27,6 +27,7 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  minutesRunAt,
   PASSWORD,
   type TestUser,
   tableCounts,
@@ -1087,14 +1088,32 @@ describe("a D1 without every migration applied", () => {
       batch: env.DB.batch.bind(env.DB),
       withSession: env.DB.withSession.bind(env.DB),
     } as unknown as D1Database;
-    const controller = { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} };
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    await expect(
-      worker.scheduled(controller, { ...env, DB: missingColumn }, createExecutionContext()),
-    ).rejects.toThrow("Cron steps failed (logged): expire_holds");
+    const run = (scheduledTime: number) =>
+      worker.scheduled(
+        { scheduledTime, cron: "* * * * *", noRetry() {} },
+        { ...env, DB: missingColumn },
+        createExecutionContext(),
+      );
+    // A minute's run, then an hour's first (which also deletes expired sessions and mail tokens):
+    // the error names exactly the steps that failed.
+    await expect(run(minutesRunAt())).rejects.toThrow(
+      /^Cron steps failed \(logged\): expire_holds, sweep_outbox$/,
+    );
+    const hourStart = Date.now() - (Date.now() % 3_600_000) + 1_000;
+    await expect(run(hourStart)).rejects.toThrow(
+      /^Cron steps failed \(logged\): expire_holds, sweep_outbox, delete_sessions, delete_mail_tokens$/,
+    );
     // Each step's fault in D1's words, and no word of migrations.
     const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
-    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.map((line) => line.step)).toEqual([
+      "expire_holds",
+      "sweep_outbox",
+      "expire_holds",
+      "sweep_outbox",
+      "delete_sessions",
+      "delete_mail_tokens",
+    ]);
     for (const line of lines)
       expect(line).toMatchObject({ fault: expect.stringContaining("no such column") });
   });
