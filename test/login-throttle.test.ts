@@ -567,6 +567,35 @@ describe("POST /users/login throttling per client address", { timeout: 30_000 },
       900,
     );
   });
+
+  it("reads the client from CF-Connecting-IP alone: forwarding headers a client sends make no new address", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    // Each failure claims another client in every header a proxy might set; all ten are one pair.
+    for (let i = 0; i < 10; i++) {
+      const spoofed = `192.0.2.${i + 1}`;
+      const res = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: `wrong-${i}` },
+        headers: {
+          "CF-Connecting-IP": ip,
+          "X-Forwarded-For": spoofed,
+          "X-Real-IP": spoofed,
+          "True-Client-IP": spoofed,
+          Forwarded: `for=${spoofed}`,
+          "CF-Connecting-IPv6": `2001:db8:5::${i + 1}`,
+        },
+        app: pinnedApp,
+      });
+      expect(res.status, res.text).toBe(400);
+    }
+    const fresh = "192.0.2.200";
+    const res = await call("POST", "/users/login", {
+      body: { user_email: user.email, user_password: PASSWORD },
+      headers: { "CF-Connecting-IP": ip, "X-Forwarded-For": fresh, "True-Client-IP": fresh },
+      app: settledAfter(),
+    });
+    expectLocked(res, 60);
+  });
 });
 
 describe("what one sign-in leaves in the throttle's storage", () => {
