@@ -222,4 +222,44 @@ describe("one login, many spellings: the sign-in throttle counts them as one", (
       expect(res.status, `${JSON.stringify(spelling)}: ${res.text}`).toBe(400);
     }
   });
+
+  it("an e-mail's other spellings either share its locked pair or name nobody, in both dialects", async () => {
+    // A name with a `k`, which the Kelvin sign (U+212A) looks like and Unicode case-folds to.
+    const user = await makeUser("subscriber", unique("kate"));
+    const [local, domain] = user.email.split("@") as [string, string];
+    // An address of this test's own: the file's CLIENT keeps its count for the tests above.
+    const from = { "CF-Connecting-IP": "2001:db8:acc7:e::1" };
+    const v1 = (user_email: string, user_password: string) =>
+      call("POST", "/users/login", { body: { user_email, user_password }, headers: from });
+    const plugin = (user_email: string, user_password: string) =>
+      call("POST", "/wp-json/rimplenet/v1/users/login", {
+        body: { user_email, user_password },
+        headers: from,
+        vars: { COMPAT_NAMESPACE: "rimplenet" },
+      });
+    for (let i = 0; i < 10; i++) expect((await v1(user.email, `wrong-${i}`)).status).toBe(400);
+    // Letter case folds onto the locked pair, in either dialect.
+    for (const spelling of [user.email.toUpperCase(), `${local}@${domain.toUpperCase()}`])
+      for (const signIn of [v1, plugin]) {
+        const res = await signIn(spelling, PASSWORD);
+        expect(res.status, `${spelling}: ${res.text}`).toBe(429);
+      }
+    // What a mail provider or Unicode's compatibility forms might call the same address is another
+    // login here, and names nobody: the right password opens nothing through it.
+    const fullWidth = (text: string) =>
+      text.replace(/[!-~]/g, (ch) => String.fromCodePoint(ch.codePointAt(0)! + 0xfee0));
+    for (const spelling of [
+      `${local}\uff20${domain}`,
+      `${fullWidth(local)}@${domain}`,
+      fullWidth(user.email),
+      `${local.slice(0, 2)}.${local.slice(2)}@${domain}`,
+      `${local}+tag@${domain}`,
+      `${local}@${domain}.`,
+      `${local.replace(/k/gi, "\u212a")}@${domain}`,
+    ])
+      for (const signIn of [v1, plugin]) {
+        const res = await signIn(spelling, PASSWORD);
+        expect(res.status, `${JSON.stringify(spelling)}: ${res.text}`).toBe(400);
+      }
+  });
 });
