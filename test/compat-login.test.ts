@@ -287,6 +287,40 @@ describe("POST users/login in the dialect", () => {
     expect(native.status, native.text).toBe(200);
   });
 
+  it("a username kept with accents is three logins to the throttle: 10 failures each from one address", async () => {
+    // The price of the escape above (docs/security.md#sign-in-throttling): wallet/v1 counts the name
+    // as typed, the plugin's dialect without its accents, and the e-mail is a login of its own.
+    const accented = await makeUser("subscriber", unique("Jösé"));
+    const at = { "CF-Connecting-IP": "203.0.113.93" };
+    const native = (login: string, password: string) =>
+      call("POST", "/users/login", {
+        headers: at,
+        body: { user_email: login, user_password: password },
+      });
+    const plugin = (login: string, password: string) =>
+      compatCall("POST", LOGIN, {
+        headers: { ...FORM, ...at },
+        body: form({ user_email: login, user_password: password }),
+        vars: GUARDED,
+      });
+    const checked: Record<string, number> = {};
+    for (const [name, signIn, login] of [
+      ["wallet/v1, the name as typed", native, accented.username],
+      ["the plugin's dialect, the name without accents", plugin, accented.username],
+      ["the e-mail", native, accented.email],
+    ] as const) {
+      checked[name] = 0;
+      for (let i = 0; i < 11; i++)
+        if ((await signIn(login, `wrong-${i}`)).status === 400) checked[name]++;
+      expect((await signIn(login, PASSWORD)).status, name).toBe(429);
+    }
+    expect(checked).toEqual({
+      "wallet/v1, the name as typed": 10,
+      "the plugin's dialect, the name without accents": 10,
+      "the e-mail": 10,
+    });
+  });
+
   it("is a 404 while the namespace is off", async () => {
     const res = await compatCall("POST", LOGIN, {
       headers: FORM,
