@@ -154,7 +154,7 @@ describe("the user page's holds", () => {
     const id = await hold("20.00");
     const page = await request(`/users/${user.id}`, { cookie });
     expect(page.html).toContain(
-      `action="/wallet-admin/users/${user.id}/holds/${id}/capture" data-confirm="Capture hold ${id}? It debits the amount typed, or all ₦20.00 if none`,
+      `action="/wallet-admin/users/${user.id}/holds/${id}/capture" data-confirm="Capture all ₦20.00 of hold ${id}? All of it is debited, and a hold is captured once." data-confirm-typed="Capture %s of hold ${id}&#39;s ₦20.00? That much is debited and the rest released, and a hold is captured once."`,
     );
     const shown = await resolve(id, "capture");
     expect(shown.html).toMatch(

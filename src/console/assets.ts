@@ -106,7 +106,8 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 /**
  * The console's only script: copy buttons (a new secret), which say in their live region
  * (views.tsx CopyButton) whether it was copied, emptied first so a second copy is told too; a
- * question before a form marked `data-confirm` is sent; and each form posted once: a second click
+ * question before a form marked `data-confirm` is sent (`data-confirm-typed` instead, where the
+ * form's amount is typed, naming it as typed); and each form posted once: a second click
  * while the answer is on its way would send it again (a second key, a second webhook), but a page
  * the Back button shows from the browser's cache may post again. Without the script the forms
  * still work, unasked.
@@ -128,7 +129,11 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
 }
 for (const form of document.querySelectorAll("form[data-confirm]")) {
   form.addEventListener("submit", (event) => {
-    if (!confirm(form.dataset.confirm)) event.preventDefault();
+    const typed = form.elements.amount?.value.trim();
+    const asked = typed && form.dataset.confirmTyped
+      ? form.dataset.confirmTyped.replace("%s", () => typed)
+      : form.dataset.confirm;
+    if (!confirm(asked)) event.preventDefault();
   });
 }
 for (const form of document.querySelectorAll('form[method="post"]')) {

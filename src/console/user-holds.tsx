@@ -121,7 +121,8 @@ export function HoldsSection(props: {
                     <form
                       method="post"
                       action={`${at}/capture`}
-                      data-confirm={`Capture hold ${h.id}? It debits the amount typed, or all ${amount} if none, and releases the rest. A hold is captured once.`}
+                      data-confirm={`Capture all ${amount} of hold ${h.id}? All of it is debited, and a hold is captured once.`}
+                      data-confirm-typed={`Capture %s of hold ${h.id}'s ${amount}? That much is debited and the rest released, and a hold is captured once.`}
                     >
                       <Csrf session={props.session} />
                       <input

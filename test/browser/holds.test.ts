@@ -87,12 +87,36 @@ describe("holds on the console's user page in chromium", () => {
     expect(await holdRow(first.hold_id).textContent()).toContain("held");
     await shoot("user-holds");
 
-    // Capture 15 of the first hold: 15 debited, the rest released
+    // With no amount typed the browser asks about all of it; declined, nothing is sent
+    const all: string[] = [];
+    page.once("dialog", (dialog) => {
+      all.push(dialog.message());
+      return dialog.dismiss();
+    });
+    await page.getByRole("button", { name: `Capture hold ${first.hold_id}` }).click();
+    await expect
+      .poll(() => all)
+      .toEqual([
+        `Capture all $40.00 of hold ${first.hold_id}? All of it is debited, and a hold is captured once.`,
+      ]);
+    expect(await holdRow(first.hold_id).textContent()).toContain("held");
+
+    // Capture 15 of the first hold: the browser asks, naming the amount typed; 15 debited, the
+    // rest released
     await holdRow(first.hold_id)
       .getByLabel(`Amount to capture of hold ${first.hold_id} (empty: all)`)
-      .fill("15");
-    page.once("dialog", (dialog) => dialog.accept());
+      .fill(" 15 ");
+    const capture: string[] = [];
+    page.once("dialog", (dialog) => {
+      capture.push(dialog.message());
+      return dialog.accept();
+    });
     await page.getByRole("button", { name: `Capture hold ${first.hold_id}` }).click();
+    await expect
+      .poll(() => capture)
+      .toEqual([
+        `Capture 15 of hold ${first.hold_id}'s $40.00? That much is debited and the rest released, and a hold is captured once.`,
+      ]);
     expect(await page.getByRole("status").textContent()).toContain(
       `Hold ${first.hold_id} captured: $15.00 debited`,
     );
