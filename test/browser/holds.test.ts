@@ -26,6 +26,18 @@ const holdRow = (id: number) =>
     .locator("section", { has: page.getByRole("heading", { name: "Holds", exact: true }) })
     .getByRole("row", { name: new RegExp(`^${id} `) });
 
+/** Clicks the button named `name`, answers the question the browser asks, and returns it. */
+async function clickAnswering(name: string, answer: "accept" | "dismiss") {
+  const asked: string[] = [];
+  page.once("dialog", (dialog) => {
+    asked.push(dialog.message());
+    return dialog[answer]();
+  });
+  await page.getByRole("button", { name }).click();
+  await expect.poll(() => asked).toHaveLength(1);
+  return asked[0];
+}
+
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
   auth = await adminAuth(server.api);
@@ -88,17 +100,9 @@ describe("holds on the console's user page in chromium", () => {
     await shoot("user-holds");
 
     // With no amount typed the browser asks about all of it; declined, nothing is sent
-    const all: string[] = [];
-    page.once("dialog", (dialog) => {
-      all.push(dialog.message());
-      return dialog.dismiss();
-    });
-    await page.getByRole("button", { name: `Capture hold ${first.hold_id}` }).click();
-    await expect
-      .poll(() => all)
-      .toEqual([
-        `Capture all $40.00 of hold ${first.hold_id}? All of it is debited, and a hold is captured once.`,
-      ]);
+    expect(await clickAnswering(`Capture hold ${first.hold_id}`, "dismiss")).toBe(
+      `Capture all $40.00 of hold ${first.hold_id}? All of it is debited, and a hold is captured once.`,
+    );
     expect(await holdRow(first.hold_id).textContent()).toContain("held");
 
     // Capture 15 of the first hold: the browser asks, naming the amount typed; 15 debited, the
@@ -106,17 +110,9 @@ describe("holds on the console's user page in chromium", () => {
     await holdRow(first.hold_id)
       .getByLabel(`Amount to capture of hold ${first.hold_id} (empty: all)`)
       .fill(" 15 ");
-    const capture: string[] = [];
-    page.once("dialog", (dialog) => {
-      capture.push(dialog.message());
-      return dialog.accept();
-    });
-    await page.getByRole("button", { name: `Capture hold ${first.hold_id}` }).click();
-    await expect
-      .poll(() => capture)
-      .toEqual([
-        `Capture 15 of hold ${first.hold_id}'s $40.00? That much is debited and the rest released, and a hold is captured once.`,
-      ]);
+    expect(await clickAnswering(`Capture hold ${first.hold_id}`, "accept")).toBe(
+      `Capture 15 of hold ${first.hold_id}'s $40.00? That much is debited and the rest released, and a hold is captured once.`,
+    );
     expect(await page.getByRole("status").textContent()).toContain(
       `Hold ${first.hold_id} captured: $15.00 debited`,
     );
@@ -127,17 +123,9 @@ describe("holds on the console's user page in chromium", () => {
     );
 
     // Void the second: the browser asks first; declined, nothing is sent
-    const asked: string[] = [];
-    page.once("dialog", (dialog) => {
-      asked.push(dialog.message());
-      return dialog.dismiss();
-    });
-    await page.getByRole("button", { name: `Void hold ${second.hold_id}` }).click();
-    await expect
-      .poll(() => asked)
-      .toEqual([
-        `Void hold ${second.hold_id}? Its $25.00 goes back to available, and a voided hold cannot be captured.`,
-      ]);
+    expect(await clickAnswering(`Void hold ${second.hold_id}`, "dismiss")).toBe(
+      `Void hold ${second.hold_id}? Its $25.00 goes back to available, and a voided hold cannot be captured.`,
+    );
     expect(await holdRow(second.hold_id).textContent()).toContain("held");
     expect(await availableCells("usd").allTextContents()).toEqual(["usd", "$25.00", "$60.00"]);
 
