@@ -993,7 +993,13 @@ describe("the console over imported wallets, holds and batches", () => {
     const res = await request(`/users/${userId}/${path}`, {
       method: "POST",
       cookie,
-      body: form({ _csrf: csrfOf(page.html), request_id: keyOfPage(page.html), ...fields }),
+      // A money form as its confirmation's Confirm sends it.
+      body: form({
+        _csrf: csrfOf(page.html),
+        request_id: keyOfPage(page.html),
+        step: "confirm",
+        ...fields,
+      }),
     });
     expect(res.status, res.html).toBe(303);
     return (await follow(res, cookie)).html;
@@ -1534,6 +1540,7 @@ describe("a user or wallet deleted between a request's read and its write", () =
         request_id: page.html.match(/name="request_id" value="([^"]+)"/)![1]!,
         wallet_id: wallet,
         amount: "1",
+        step: "confirm",
       }),
     });
     expect(noticeLeft(res)).toBe(`error:Credit refused. No user ${doomed.id}.`);

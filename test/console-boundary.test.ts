@@ -64,7 +64,12 @@ beforeAll(async () => {
   fields = async () => {
     const page = await request(`/users/${alice.id}`, { cookie });
     expect(page.status).toBe(200);
-    return { _csrf: hidden(page.html, "_csrf"), request_id: hidden(page.html, "request_id") };
+    // As the credit's confirmation sends it (its Confirm): what would move money, were it let in.
+    return {
+      _csrf: hidden(page.html, "_csrf"),
+      request_id: hidden(page.html, "request_id"),
+      step: "confirm",
+    };
   };
 });
 

@@ -95,8 +95,13 @@ const ROUTES: Record<string, Entry> = {
   "GET /users": () => ({ path: "/users" }),
   "GET /users/:id": (o) => ({ path: `/users/${o.user.id}?wallet=${o.wallet}` }),
   "GET /users/:id/reverse/:txn": (o) => ({ path: `/users/${o.user.id}/reverse/${o.txnId}` }),
-  // Without a form this session sent, it says no transfer is waiting.
-  "GET /users/:id/transfer": (o) => ({ path: `/users/${o.user.id}/transfer` }),
+  // Without a form this session sent, each says none is waiting.
+  ...Object.fromEntries(
+    (["credit", "debit", "transfer"] as const).map((action): [string, Entry] => [
+      `GET /users/:id/${action}`,
+      (o) => ({ path: `/users/${o.user.id}/${action}` }),
+    ]),
+  ),
   "GET /users/:id/statement.csv": (o) => ({
     path: `/users/${o.user.id}/statement.csv?wallet=${o.wallet}&from=${today()}&to=${today()}`,
   }),
@@ -121,8 +126,9 @@ const ROUTES: Record<string, Entry> = {
           wallet_id: o.wallet,
           amount: "1",
           request_id: unique("m"),
-          // A transfer moves money only once confirmed: its confirmation's Confirm.
-          ...(action === "transfer" ? { to_user_id: o.other.id, step: "confirm" } : {}),
+          // Money moves only once confirmed: its confirmation's Confirm.
+          step: "confirm",
+          ...(action === "transfer" ? { to_user_id: o.other.id } : {}),
         },
       }),
     ]),

@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { consoleRoutes } from "../src/console";
+import { MOVES } from "../src/console/user";
 import { consoleOf, hidden } from "./console-helpers";
 import {
   CLEAN,
@@ -80,7 +81,9 @@ beforeAll(async () => {
     "/users/:id": [user, ["page", ...statement]],
     "/users/:id/statement.csv": [`${user}/statement.csv`, statement],
     "/users/:id/reverse/:txn": [`${user}/reverse/${txn}`, []],
-    "/users/:id/transfer": [`${user}/transfer`, ["ask"]],
+    ...Object.fromEntries(
+      MOVES.map((action) => [`/users/:id/${action}`, [`${user}/${action}`, ["ask"]]]),
+    ),
     "/batches/:id": [`/batches/${batch.body.data.batch_id}`, []],
     "/wallets": ["/wallets", []],
     "/api-keys": ["/api-keys", []],
@@ -91,20 +94,18 @@ beforeAll(async () => {
   const money = ["wallet_id", "amount", "request_id", "note"];
   const webhooks = `/webhooks/${hook.body.data.id}`;
   posts = {
-    "/users/:id/credit": [`${user}/credit`, money],
-    "/users/:id/debit": [`${user}/debit`, money],
-    // A transfer moves money only from its confirmation; Cancel gives the form back.
-    "/users/:id/transfer": [`${user}/transfer`, [...money, "to_user_id", "step"]],
-    "/users/:id/transfer confirm": [
-      `${user}/transfer`,
-      [...money, "to_user_id"],
-      { step: "confirm" },
-    ],
-    "/users/:id/transfer cancel": [
-      `${user}/transfer`,
-      [...money, "to_user_id"],
-      { step: "cancel" },
-    ],
+    // Money moves only from its confirmation; Cancel gives the form back.
+    ...Object.fromEntries(
+      MOVES.flatMap((action) => {
+        const path = `${user}/${action}`;
+        const fields = action === "transfer" ? [...money, "to_user_id"] : money;
+        return [
+          [`/users/:id/${action}`, [path, [...fields, "step"]]],
+          [`/users/:id/${action} confirm`, [path, fields, { step: "confirm" }]],
+          [`/users/:id/${action} cancel`, [path, fields, { step: "cancel" }]],
+        ];
+      }),
+    ),
     "/users/:id/reverse/:txn": [`${user}/reverse/${txn}`, ["request_id", "note"]],
     "/users/:id/holds/:hold/capture": [
       `${user}/holds/${hold.body.data.id}/capture`,

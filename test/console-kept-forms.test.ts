@@ -186,7 +186,8 @@ describe("a refused form's field at fault", () => {
   }
 
   it.each([
-    ["debit", { amount: "1000" }, "Debit refused. Insufficient Balance", "amount"],
+    // The balance refuses a debit once confirmed: its confirmation's Confirm.
+    ["debit", { amount: "1000", step: "confirm" }, "Debit refused. Insufficient Balance", "amount"],
     ["debit", { amount: "1.001" }, "more decimal places than wallet", "amount"],
     ["credit", { amount: "abc" }, "amount requires a valid amount", "amount"],
     ["credit", { amount: "1", wallet_id: "nope" }, "wallet_id not found", "wallet_id"],
@@ -226,7 +227,7 @@ describe("a refused form's field at fault", () => {
     expect(hold.status, hold.text).toBe(200);
     const found = await refused(
       `${userPage}/debit`,
-      { wallet_id: wallet, amount: "1", request_id: key },
+      { wallet_id: wallet, amount: "1", request_id: key, step: "confirm" },
       "Debit refused. Transaction already exists",
     );
     expect(found).toEqual([]);

@@ -11,7 +11,7 @@ import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { refusalText } from "../src/console/api";
 import { back, noticeOf, PER_PAGE, SECRET_PURPOSE } from "../src/console/page";
 import { consoleKey } from "../src/console/session";
-import { ASKED_PURPOSE } from "../src/console/user-money";
+import { askedPurpose } from "../src/console/user-money";
 import { ApiError } from "../src/http/errors";
 import {
   consoleOf,
@@ -614,6 +614,79 @@ describe("moving money", () => {
     );
   });
 
+  it.each([
+    ["credit", "to", "Transaction Completed: ₦7.50 credited"],
+    ["debit", "from", "Transaction Completed: ₦7.50 debited"],
+  ] as const)(
+    "asks before a %s, naming the user, the wallet and the amount it writes, and moves it once",
+    async (action, way, done) => {
+      // Moved on the first click, an amount mistyped (75 for 7.5) was written before anyone read it.
+      await sendForm(await userPage(), `/users/${alice.id}/credit`, {
+        amount: "20",
+        step: "confirm",
+      });
+      const path = `/users/${alice.id}/${action}`;
+      const label = `${action[0]!.toUpperCase()}${action.slice(1)}`;
+      const before = await tableCounts();
+      const page = await userPage();
+      const asked = await sendForm(page, path, { amount: "007.5", note: "rent" });
+      expect(asked.status).toBe(303);
+      const location = asked.headers.get("location") ?? "";
+      expect(location).toMatch(new RegExp(`^/wallet-admin${path}\\?ask=`));
+      const reload = () => request(location.replace("/wallet-admin", ""), { cookie });
+      const shown = await reload();
+      expect(await tableCounts()).toEqual(before);
+      expect(shown.html).toContain(`<h1>${label} ₦7.50 ${way} ${alice.username}?</h1>`);
+      for (const [name, value] of [
+        ["User", `${alice.username} (user ${alice.id})`],
+        ["Wallet", `Naira Wallet (${wallet})`],
+        ["Amount", "₦7.50"],
+        ["Note", "rent"],
+      ])
+        expect(shown.html, name).toContain(`<th>${name}</th><td>${value}</td>`);
+      expect(shown.html).toContain(
+        `<button type="submit" name="step" value="confirm">${label} ₦7.50 ${way} <span class="name">${alice.username}</span></button>`,
+      );
+      const fields = hiddenFields(shown.html, path);
+      expect(fields.request_id).toBe(hidden(page.html, "request_id"));
+      // Its own ask only: the other money forms' addresses show none waiting.
+      const other = action === "credit" ? "debit" : "credit";
+      const elsewhere = await request(
+        location.replace("/wallet-admin", "").replace(action, other),
+        {
+          cookie,
+        },
+      );
+      expect(elsewhere.html).toContain(`No ${other} is waiting to be confirmed here`);
+      // Cancelled: nothing moved, the form back as typed with its key.
+      const cancelled = await request(path, {
+        method: "POST",
+        cookie,
+        body: form({ ...fields, step: "cancel" }),
+      });
+      expect(noticeLeft(cancelled)).toBe(`ok:${label} cancelled: nothing moved.`);
+      const kept = (await follow(cancelled, cookie)).html;
+      const again = kept.slice(kept.indexOf(`${path}"`));
+      expect(again.slice(0, again.indexOf("</form>"))).toContain('value="007.5"');
+      expect(await tableCounts()).toEqual(before);
+      // Confirmed twice (a double click): moved once, and the confirmation is gone.
+      const confirm = () =>
+        request(path, { method: "POST", cookie, body: form({ ...fields, step: "confirm" }) });
+      expect(noticeLeft(await confirm())).toContain(done);
+      expect(noticeLeft(await confirm())).toMatch(/^ok:Already done/);
+      expect(noticeLeft(await reload())).toMatch(/^ok:Already done/);
+      const cancelledLate = await request(path, {
+        method: "POST",
+        cookie,
+        body: form({ ...fields, step: "cancel" }),
+      });
+      expect(noticeLeft(cancelledLate)).toMatch(
+        new RegExp(`^error:Not cancelled: this ${action} was confirmed before`),
+      );
+      expect((await tableCounts()).transactions).toBe(before.transactions! + 1);
+    },
+  );
+
   it("answers the transfer form with a 303 to its confirmation: a reload or Back fetches it, posting nothing", async () => {
     // The confirmation as the form's post's own answer: a reload of it, or Back to it once
     // confirmed, had the browser ask to send the form again.
@@ -889,11 +962,15 @@ describe("moving money", () => {
     // As typed, "007" and "5.1" read `Transaction Completed: 007 ngn.` after a credit and a debit alike.
     const credited = await sendForm(await userPage(), `/users/${alice.id}/credit`, {
       amount: "007",
+      step: "confirm",
     });
     expect(noticeLeft(credited)).toBe(
       `ok:Transaction Completed: ₦7.00 credited (${wallet}, transaction ${await newestEntryOf(alice.id)}).`,
     );
-    const debited = await sendForm(await userPage(), `/users/${alice.id}/debit`, { amount: "5.1" });
+    const debited = await sendForm(await userPage(), `/users/${alice.id}/debit`, {
+      amount: "5.1",
+      step: "confirm",
+    });
     expect(noticeLeft(debited)).toBe(
       `ok:Transaction Completed: ₦5.10 debited (${wallet}, transaction ${await newestEntryOf(alice.id)}).`,
     );
@@ -903,6 +980,7 @@ describe("moving money", () => {
     const trimmed = await sendForm(await userPage(), `/users/${alice.id}/credit`, {
       wallet_id: ` ${wallet.toUpperCase()}\n`,
       amount: "1",
+      step: "confirm",
     });
     expect(noticeLeft(trimmed)).toMatch(/^ok:Transaction Completed: ₦1\.00 credited/);
     const before = await tableCounts();
@@ -981,6 +1059,7 @@ describe("moving money", () => {
       wallet_id: wallet,
       amount: "12.50",
       note: "console credit",
+      step: "confirm",
     };
     const first = await request(`/users/${alice.id}/credit`, {
       method: "POST",
@@ -1023,6 +1102,7 @@ describe("moving money", () => {
         request_id: key,
         wallet_id: wallet,
         amount: "5.00",
+        step: "confirm",
       }),
     });
     vi.restoreAllMocks();
@@ -1032,7 +1112,10 @@ describe("moving money", () => {
     const shown = await follow(busy, cookie);
     const credit = shown.html.slice(shown.html.indexOf(`/users/${alice.id}/credit"`));
     expect(hidden(credit.slice(0, credit.indexOf("</form>")), "request_id")).toBe(key);
-    const again = await sendForm(shown, `/users/${alice.id}/credit`, { amount: "5.00" });
+    const again = await sendForm(shown, `/users/${alice.id}/credit`, {
+      amount: "5.00",
+      step: "confirm",
+    });
     expect(noticeLeft(again)).toMatch(/^ok:Already done/);
     expect(await balanceOf(admin, alice.id, wallet)).toBeCloseTo(before + 5, 6);
   });
@@ -1050,6 +1133,7 @@ describe("moving money", () => {
           request_id: key,
           wallet_id: wallet,
           amount: "6.00",
+          step: "confirm",
         }),
       });
     expect(noticeLeft(await send())).toMatch(/^ok:Transaction Completed/);
@@ -1072,7 +1156,7 @@ describe("moving money", () => {
     const page = await userPage();
     const key = hidden(page.html, "request_id");
     const post = (action: string, amount: string) =>
-      sendForm(page, `/users/${alice.id}/${action}`, { request_id: key, amount });
+      sendForm(page, `/users/${alice.id}/${action}`, { request_id: key, amount, step: "confirm" });
     expect(noticeLeft(await post("credit", "3.00"))).toMatch(/^ok:Transaction Completed/);
     const before = await tableCounts();
     // The credit's own form again: it moved once.
@@ -1091,7 +1175,11 @@ describe("moving money", () => {
     // The wallet look-up folds ASCII case and trims, so these name one wallet: the same movement.
     const page = await userPage();
     const post = (walletId: string) =>
-      sendForm(page, `/users/${alice.id}/credit`, { amount: "1.25", wallet_id: walletId });
+      sendForm(page, `/users/${alice.id}/credit`, {
+        amount: "1.25",
+        wallet_id: walletId,
+        step: "confirm",
+      });
     expect(noticeLeft(await post(` ${wallet.toUpperCase()} `))).toMatch(
       /^ok:Transaction Completed/,
     );
@@ -1127,7 +1215,11 @@ describe("moving money", () => {
     });
     expect(hold.status).toBe(200);
     const before = await tableCounts();
-    const res = await sendForm(page, `/users/${alice.id}/debit`, { request_id: key, amount: "1" });
+    const res = await sendForm(page, `/users/${alice.id}/debit`, {
+      request_id: key,
+      amount: "1",
+      step: "confirm",
+    });
     expect(noticeLeft(res)).toMatch(/^error:Debit refused\. Transaction already exists/);
     expect(await tableCounts()).toEqual(before);
     // The form comes back with a key of its own: the hold's would be refused again and again.
@@ -1153,6 +1245,7 @@ describe("moving money", () => {
     const res = await sendForm(page, `/users/${alice.id}/debit`, {
       amount: "1000.00",
       note: "refund <b>17</b>",
+      step: "confirm",
     });
     const shown = await follow(res, cookie);
     expect(shown.html).toContain("Debit refused. Insufficient Balance");
@@ -1178,7 +1271,11 @@ describe("moving money", () => {
     const note = "refund \u2068+234 803 000 0000\u2069 to \u0639\u0644\u064a\u200f";
     const page = await userPage();
     const refused = await follow(
-      await sendForm(page, `/users/${alice.id}/debit`, { amount: "1000.00", note }),
+      await sendForm(page, `/users/${alice.id}/debit`, {
+        amount: "1000.00",
+        note,
+        step: "confirm",
+      }),
       cookie,
     );
     const debit = refused.html.slice(refused.html.indexOf(`/users/${alice.id}/debit"`));
@@ -1188,6 +1285,7 @@ describe("moving money", () => {
     const res = await sendForm(refused, `/users/${alice.id}/debit`, {
       amount: "0.01",
       note: kept![1]!,
+      step: "confirm",
     });
     expect(noticeLeft(res)).toContain("Transaction Completed");
     const stored = await env.DB.prepare("SELECT note FROM transactions WHERE id = ?")
@@ -1217,7 +1315,10 @@ describe("moving money", () => {
       "<td>CREDIT (transfer)",
     );
     expect(row((await userPage()).html, sent)).toContain("<td>DEBIT (transfer)");
-    await sendForm(await userPage(), `/users/${alice.id}/credit`, { amount: "0.25" });
+    await sendForm(await userPage(), `/users/${alice.id}/credit`, {
+      amount: "0.25",
+      step: "confirm",
+    });
     const credited = await newestEntryOf(alice.id);
     expect(row((await userPage()).html, credited)).toMatch(/<td>CREDIT<\/td>/);
   });
@@ -1738,7 +1839,7 @@ describe("what an earlier deploy sealed", () => {
   const session = "5ea1ed0c0de5ea1ed0c0de5ea1ed0c0de5ea1ed0c0de5ea1ed0c0de5ea1ed0c0";
   const sealed = {
     "confirmation address": [
-      ASKED_PURPOSE,
+      askedPurpose("transfer"),
       "v1:57o5JNERkJmhTd1A:Ys+ZV2g7QEVp3mmxdilRPr3dLlwTq6RLaf5vRTxcVEeiau6P54Wp0QFk78g236YFSzXr22gjmLOrp15EoP1K+gIUW7IiTgWxMizJAj3n1CSYDAbWQsC9Az6K4DET1hqK7SywcwKFD/Y+xhyXrlOwBR7jPWCOPdr1IGUWMay/ZlACtb/OA0cR2DVtnHRx6oQnJr/7B2w3Kce6OuWJpQl7E2Ndii9nyUvCFxM+8b0sD+Sz/ElX26oC+cCzORebEHmzh1nLqhur+sfDouEqsSPL2w66rQU=",
       {
         session,
@@ -1765,7 +1866,8 @@ describe("what an earlier deploy sealed", () => {
       expect(JSON.parse((await unseal(stored, key, purpose)) ?? "null")).toEqual(held);
       expect(await unseal(stored, `${key}!`, purpose)).toBeNull();
       // Each purpose has a key of its own: what one seals the other cannot open.
-      const other = purpose === ASKED_PURPOSE ? SECRET_PURPOSE : ASKED_PURPOSE;
+      const other =
+        purpose === askedPurpose("transfer") ? SECRET_PURPOSE : askedPurpose("transfer");
       expect(await unseal(stored, key, other)).toBeNull();
     },
   );

@@ -265,7 +265,6 @@ describe("two transfers the other way round, through two surfaces at once", () =
       }),
     console: (from, to, amount) =>
       cs(`/users/${from.id}/transfer`, {
-        step: "confirm",
         to_user_id: to.id,
         wallet_id: wallet,
         amount,
@@ -553,7 +552,6 @@ describe("a crowd of writes on one user's money through every surface at once", 
           }),
         () =>
           cs(`/users/${v.id}/transfer`, {
-            step: "confirm",
             to_user_id: u.id,
             wallet_id: wallet,
             amount: "1",

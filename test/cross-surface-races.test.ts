@@ -76,7 +76,6 @@ const plTransfer = (from: TestUser, to: TestUser, w: string) => ({
   request_id: unique("k"),
 });
 const csTransfer = (to: TestUser, w: string) => ({
-  step: "confirm",
   to_user_id: to.id,
   wallet_id: w,
   amount: "1.00",
@@ -209,7 +208,6 @@ const KEYED: Record<string, Keyed> = {
     cs(`/users/${u.id}/debit`, { wallet_id: w, amount: "2.00", request_id: key })(d1),
   "console transfer": (d1, u, v, w, key) =>
     cs(`/users/${u.id}/transfer`, {
-      step: "confirm",
       to_user_id: v.id,
       wallet_id: w,
       amount: "1.00",
@@ -511,7 +509,13 @@ describe("an administrator deleted through the plugin", () => {
       con.request(`/users/${u.id}/credit`, {
         method: "POST",
         cookie: bCookie,
-        body: form({ _csrf: bCsrf, wallet_id: wallet, amount: "1.00", request_id: unique("c") }),
+        body: form({
+          _csrf: bCsrf,
+          wallet_id: wallet,
+          amount: "1.00",
+          request_id: unique("c"),
+          step: "confirm",
+        }),
       });
     expect((await viaKey()).status).toBe(200);
     expect((await viaToken()).status).toBe(200);
@@ -729,10 +733,7 @@ describe("a console form whose write D1 reported lost, sent again", () => {
         request_id: key,
         ...(action === "transfer" ? { to_user_id: v.id } : {}),
       };
-      const first = await cs(`/users/${u.id}/${action}`, {
-        ...fields,
-        ...(action === "transfer" ? { step: "confirm" } : {}),
-      })(losingFirstCommit());
+      const first = await cs(`/users/${u.id}/${action}`, fields)(losingFirstCommit());
       const n = (await entries(u.id)).length;
       const again = await con.request(`/users/${u.id}/${action}`, {
         method: "POST",

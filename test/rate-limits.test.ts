@@ -171,13 +171,7 @@ describe("the console's money forms", () => {
       [`/users/${user.id}/debit`, { wallet_id: wallet, amount: "1", request_id: unique("c") }],
       [
         `/users/${user.id}/transfer`,
-        {
-          wallet_id: wallet,
-          amount: "1",
-          request_id: unique("c"),
-          to_user_id: other.id,
-          step: "confirm",
-        },
+        { wallet_id: wallet, amount: "1", request_id: unique("c"), to_user_id: other.id },
       ],
       [`/users/${user.id}/reverse/${funded.body.data.transaction_id}`, { request_id: unique("c") }],
       [`/users/${user.id}/holds/${hold.body.data.hold_id}/capture`, {}],
@@ -189,7 +183,8 @@ describe("the console's money forms", () => {
         method: "POST",
         cookie,
         vars: REFUSING,
-        body: form({ _csrf: csrf, note: "", ...fields }),
+        // Each money form as its confirmation's Confirm sends it.
+        body: form({ _csrf: csrf, note: "", step: "confirm", ...fields }),
       });
       expect(res.status, `${path}: ${res.html}`).toBe(303);
       expect(noticeLeft(res), path).toMatch(
@@ -207,6 +202,7 @@ describe("the console's money forms", () => {
         wallet_id: wallet,
         amount: "1",
         request_id: unique("c"),
+        step: "confirm",
       }),
     });
     expect(noticeLeft(credited)).toMatch(/^ok:Transaction Completed/);

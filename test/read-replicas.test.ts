@@ -368,6 +368,7 @@ describe("read replicas: x-d1-bookmark", () => {
           request_id: key,
           wallet_id: wallet,
           amount,
+          step: "confirm",
         }),
       });
     // Amounts typed without places ("7"): the notice shows the ledger's figure (₦7.00) only when the

@@ -38,7 +38,10 @@ export async function signedInAdmin(con: ReturnType<typeof consoleOf>) {
   return { admin, wallet, cookie, csrf };
 }
 
-/** POSTs through each surface as `who()`, each on the D1 binding it is handed. */
+/**
+ * POSTs through each surface as `who()`, each on the D1 binding it is handed; a console form as its
+ * confirmation page's Confirm sends it (`step=confirm`), where a money form moves its money.
+ */
 export function senders(who: () => Sender) {
   const v1 =
     (path: string, body: Json, app?: ReturnType<typeof appAt>) =>
@@ -64,7 +67,7 @@ export function senders(who: () => Sender) {
         method: "POST",
         cookie,
         vars: { DB: d1 },
-        body: form({ _csrf: csrf, ...fields }),
+        body: form({ _csrf: csrf, step: "confirm", ...fields }),
       });
       return { status: r.status, text: noticeLeft(r) };
     };

@@ -1510,6 +1510,7 @@ describe("the Worker's queue, cron and write path", () => {
         request_id: hidden(page.html, "request_id"),
         wallet_id: wallet,
         amount,
+        step: "confirm",
       };
       return post(`/users/${user.id}/${action}`, fields, cookie);
     };

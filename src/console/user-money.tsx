@@ -1,6 +1,6 @@
-// Money moved by hand on a user's page: credit, debit, transfer (through its confirmation page)
-// and reversal, each through the service's verbs as the signed-in operator, each form moving its
-// money once however often it is sent.
+// Money moved by hand on a user's page: credit, debit and transfer, each through a confirmation
+// page of its own, and reversal, each through the service's verbs as the signed-in operator, each
+// form moving its money once however often it is sent.
 
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
@@ -17,6 +17,7 @@ import {
   debit,
   type MoveInput,
   notReversible,
+  resolveMove,
   resolveTransfer,
   reverse,
   transfer,
@@ -107,75 +108,84 @@ const recipientAt = (refused: Outcome<unknown>, userId: number) =>
 const ALREADY_DONE = "Already done: this form was sent before, and the money moved once.";
 
 /**
- * Whether this transfer form moved its money already: its key holds the very transfer it asks for
+ * Whether this money form moved its money already: its key holds the very movement it asks for
  * (its confirmation confirmed, then shown again by Back or a reload). Unknown (a busy database): no.
  */
-async function movedBefore(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
+async function movedBefore(c: Context<ConsoleEnv>, action: Move, id: PathId, form: Fields) {
   const seen = await attemptMoney(c, async () => {
-    const m = await moveOf(c, "transfer", id.id, form);
+    const m = await moveOf(c, action, id.id, form);
     const taken = await keyedEntryId(c.var.service, { userId: m.user.id, requestId: m.requestId });
-    return taken !== undefined && (await writtenBy(c, "transfer", m, taken));
+    return taken !== undefined && (await writtenBy(c, action, m, taken));
   });
   return seen.ok && seen.value;
 }
 
-export const ASKED_PURPOSE = "wallet-ledger console transfer asked v1";
+/**
+ * What seals a money form's fields for its confirmation's address, a key per action: a credit's
+ * address opens as nothing on the debit's page.
+ */
+export const askedPurpose = (action: Move) => `wallet-ledger console ${action} asked v1`;
 
 /**
- * A transfer form as its user's page sends it, before any money moves: a redirect (303) to its
- * confirmation, a page of its own (`transferAsked`), so a reload of it, or Back to it, fetches it
- * and posts nothing. The form's fields ride in its address, sealed (AES-GCM, a key derived from
+ * A money form as its user's page sends it, before any money moves: a redirect (303) to its
+ * confirmation, a page of its own (`moveAsked`), so a reload of it, or Back to it, fetches it and
+ * posts nothing. The form's fields ride in its address, sealed (AES-GCM, a key derived from
  * JWT_SECRET) with the user's id and the session's CSRF token: only a form this session sent shows
  * a confirmation, never a link someone else made. Cancel (`step=cancel`) brings the form back as
  * typed; a form whose key already moved its money is told so, never asked again nor "cancelled";
  * one the ledger would refuse is refused at once. Nothing is written either way.
  */
-async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
+async function askMove(c: Context<ConsoleEnv>, action: Move, id: PathId) {
   const { form } = c.var;
   const userPage = `${BASE}/users/${id.ref}`;
   const fields = typedFields(form, true);
-  const done = await movedBefore(c, id, form);
+  const done = await movedBefore(c, action, id, form);
   if (field(form, "step") === "cancel")
     return done
       ? back(c, userPage, {
           kind: "error",
-          text: "Not cancelled: this transfer was confirmed before, and the money moved once. Reverse it to undo it.",
+          text: `Not cancelled: this ${action} was confirmed before, and the money moved once. Reverse it to undo it.`,
         })
       : back(c, userPage, {
           kind: "ok",
-          text: "Transfer cancelled: nothing moved.",
-          refused: { form: "transfer", fields },
+          text: `${moveLabel(action)} cancelled: nothing moved.`,
+          refused: { form: action, fields },
         });
   if (done) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
-  const read = await resolveAsked(c, id, form);
+  const read = await resolveAsked(c, action, id, form);
   if (!read.ok) return read.answer;
-  // The recipient as the ledger read it: the id as typed may lead with any number of zeros, and
+  // A recipient as the ledger read it: the id as typed may lead with any number of zeros, and
   // the address must stay short enough for a browser and Cloudflare (16 KB).
-  const asked = { ...fields, to_user_id: String(read.value.to.id) };
+  const { to } = read.value;
+  const asked = to ? { ...fields, to_user_id: String(to.id) } : fields;
   const held = JSON.stringify({ session: c.var.session.csrf, userId: id.id, fields: asked });
-  const ask = await seal(held, jwtSecret(c), ASKED_PURPOSE);
-  return c.redirect(`${userPage}/transfer?ask=${encodeURIComponent(ask)}`, 303);
+  const ask = await seal(held, jwtSecret(c), askedPurpose(action));
+  return c.redirect(`${userPage}/${action}?ask=${encodeURIComponent(ask)}`, 303);
 }
 
-/** The transfer a form asks for, read by the verb that moves it; refused, the way back to the form. */
-async function resolveAsked(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
+/**
+ * The movement a form asks for, read by the verb that moves it (its users, its wallet, its amount
+ * in the wallet's units); refused, the way back to the form.
+ */
+async function resolveAsked(c: Context<ConsoleEnv>, action: Move, id: PathId, form: Fields) {
   const read = await attemptMoney(c, async () => {
-    const m = await moveOf(c, "transfer", id.id, form);
-    return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to! });
+    const m = await moveOf(c, action, id.id, form);
+    if (m.to) return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to });
+    const { user, wallet, amountMinor } = await resolveMove(c.var.service, m);
+    return { from: user, to: undefined, wallet, amount: { amountMinor } };
   });
   if (read.ok) return read;
-  const refused = {
-    form: "transfer",
-    fields: typedFields(form, true),
-    at: recipientAt(read, id.id),
+  const refused = { form: action, fields: typedFields(form, true), at: recipientAt(read, id.id) };
+  const to = `${BASE}/users/${id.ref}`;
+  return {
+    ok: false as const,
+    answer: await backRefused(c, to, moveLabel(action), read.refusal, refused),
   };
-  const answer = await backRefused(c, `${BASE}/users/${id.ref}`, "Transfer", read.refusal, refused);
-  return { ok: false as const, answer };
 }
 
-/** The fields of the transfer form `ask` seals, when it is this session's, for this user. */
-async function askedFields(c: Context<ConsoleEnv>, id: PathId, ask: string) {
-  const opened = ask && (await unseal(ask, jwtSecret(c), ASKED_PURPOSE));
+/** The fields of the money form `ask` seals, when it is this session's, for this user. */
+async function askedFields(c: Context<ConsoleEnv>, action: Move, id: PathId, ask: string) {
+  const opened = ask && (await unseal(ask, jwtSecret(c), askedPurpose(action)));
   if (!opened) return undefined;
   const held = JSON.parse(opened) as { session: string; userId: number; fields: Fields };
   return sameSecret(held.session, c.var.session.csrf) && held.userId === id.id
@@ -185,42 +195,58 @@ async function askedFields(c: Context<ConsoleEnv>, id: PathId, ask: string) {
 
 const AskQuery = v.object({ ask: Text });
 
+/** What a money form's confirmation asks, and its button: the movement in the ledger's figures. */
+const question = (action: Move, amount: string, user: string) =>
+  `${moveLabel(action)} ${amount} ${action === "debit" ? "from" : "to"} ${user}`;
+
 /**
- * A transfer's confirmation: it names both users as the ledger reads the id typed (a mistyped one
- * reaches a stranger), the wallet and the amount as it would write them. Its Confirm sends the same
- * fields, key included, with `step=confirm`; its Cancel, and a refusal (no such user, an amount the
- * wallet cannot hold), bring the form back as typed. Read again at each visit: once the transfer
- * moved (Back to it after confirming), the user's page says so instead.
+ * A money form's confirmation: the wallet and the amount as the ledger would write them, the user
+ * the money moves for, and a transfer's both users as the ledger reads the id typed (a mistyped one
+ * reaches a stranger). Its Confirm sends the same fields, key included, with `step=confirm`; its
+ * Cancel, and a refusal (no such user, an amount the wallet cannot hold), bring the form back as
+ * typed. Read again at each visit: once the money moved (Back to it after confirming), the user's
+ * page says so instead.
  */
-async function transferAsked(c: Context<ConsoleEnv>, id: PathId) {
-  const form = await askedFields(c, id, queryOf(c, AskQuery).ask);
+async function moveAsked(c: Context<ConsoleEnv>, action: Move, id: PathId) {
+  const form = await askedFields(c, action, id, queryOf(c, AskQuery).ask);
   const userPage = `${BASE}/users/${id.ref}`;
   if (!form)
     return c.html(
-      <Page title="Transfer" session={c.var.session} current="users">
+      <Page title={moveLabel(action)} session={c.var.session} current="users">
         <section class="stack card">
           <p>
-            No transfer is waiting to be confirmed here: send the user's Transfer form, and its
-            confirmation follows. The user's entries show what moved.
+            No {action} is waiting to be confirmed here: send the user's {moveLabel(action)} form,
+            and its confirmation follows. The user's entries show what moved.
           </p>
           <a href={userPage}>Back to the user</a>
         </section>
       </Page>,
     );
-  if (await movedBefore(c, id, form)) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
-  const read = await resolveAsked(c, id, form);
+  if (await movedBefore(c, action, id, form))
+    return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
+  const read = await resolveAsked(c, action, id, form);
   if (!read.ok) return read.answer;
   const { from, to, wallet, amount: moved } = read.value;
   const amount = formatExact(moved.amountMinor, wallet);
+  const asked = to ?? from;
+  const users: [string, Child][] = to
+    ? [
+        ["From", userName(from.id, from.username)],
+        ["To", userName(to.id, to.username)],
+      ]
+    : [["User", userName(from.id, from.username)]];
   return c.html(
-    <Page title={`Transfer ${amount} to ${to.username}?`} session={c.var.session} current="users">
+    <Page
+      title={`${question(action, amount, asked.username)}?`}
+      session={c.var.session}
+      current="users"
+    >
       <Confirmation
         session={c.var.session}
-        action={`${userPage}/transfer`}
-        label="Transfer"
+        action={`${userPage}/${action}`}
+        label={moveLabel(action)}
         rows={[
-          ["From", userName(from.id, from.username)],
-          ["To", userName(to.id, to.username)],
+          ...users,
           ["Wallet", `${wallet.name} (${wallet.id})`],
           ["Amount", amount],
           ["Note", field(form, "note")],
@@ -228,7 +254,8 @@ async function transferAsked(c: Context<ConsoleEnv>, id: PathId) {
         fields={form}
         confirm={
           <button type="submit" name="step" value="confirm">
-            Transfer {amount} to <span class="name">{to.username}</span>
+            {question(action, amount, "")}
+            <span class="name">{asked.username}</span>
           </button>
         }
         cancel={
@@ -238,26 +265,29 @@ async function transferAsked(c: Context<ConsoleEnv>, id: PathId) {
         }
       >
         <p>
-          Nothing has moved yet. Check that the user above is the one meant: a transfer is undone
-          only by reversing it.
+          Nothing has moved yet.{" "}
+          {to
+            ? "Check that the user above is the one meant: a transfer is undone only by reversing it."
+            : `A ${action} is undone only by reversing it.`}
         </p>
       </Confirmation>
     </Page>,
   );
 }
 
-moneyScreen.get(
-  "/users/:id/transfer",
-  withIds(["id"], (c, { id }) => transferAsked(c, id)),
-);
+for (const action of MOVES)
+  moneyScreen.get(
+    `/users/:id/${action}`,
+    withIds(["id"], (c, { id }) => moveAsked(c, action, id)),
+  );
 
 for (const action of MOVES)
   moneyScreen.post(
     `/users/:id/${action}`,
     withIds(["id"], async (c, { id }) => {
       const { form } = c.var;
-      // A transfer moves money only from its confirmation page's Confirm.
-      if (action === "transfer" && field(form, "step") !== "confirm") return askTransfer(c, id);
+      // Money moves only from its confirmation page's Confirm.
+      if (field(form, "step") !== "confirm") return askMove(c, action, id);
       let movement: Movement | undefined;
       const moved = await attemptMoney(c, async () => {
         await spendMoneyShare(c.var.service);

@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
-import { apiAs, launchChromium } from "./harness";
+import { apiAs, launchChromium, sendConfirmed } from "./harness";
 
 /** axe's source, evaluated in each page (the console's CSP lets no script tag in, rightly). */
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -282,10 +282,16 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     await form("Transfer").getByRole("button", { name: "Transfer" }).click();
     await page.getByRole("heading", { name: /^Transfer ₦1\.00 to .+\?$/ }).waitFor();
     found.transfer = await audit();
+    // A credit's confirmation.
+    await page.goto(userPage);
+    await form("Credit").getByLabel("Amount", { exact: true }).fill("1");
+    await form("Credit").getByRole("button", { name: "Credit" }).click();
+    await page.getByRole("heading", { name: /^Credit ₦1\.00 to .+\?$/ }).waitFor();
+    found.credit = await audit();
     // A refused form drawn again under its refusal.
     await page.goto(userPage);
     await form("Debit").getByLabel("Amount", { exact: true }).fill("1000");
-    await form("Debit").getByRole("button", { name: "Debit" }).click();
+    await sendConfirmed(page, "Debit");
     await page.getByRole("alert").waitFor();
     found["debit refused"] = await audit();
     // A statement's day that is none, marked invalid.
@@ -307,7 +313,7 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     // A refusal: its words (role alert) have focus as the page opens, before the form drawn again.
     await page.goto(userPage);
     await form("Debit").getByLabel("Amount", { exact: true }).fill("1000");
-    await form("Debit").getByRole("button", { name: "Debit" }).click();
+    await sendConfirmed(page, "Debit");
     await page.getByRole("alert").waitFor();
     expect(await focused()).toMatchObject({ role: "alert", text: /^Debit refused\./ });
     // The next Tab goes on from there: the refused form's own fields are ahead, the nav behind.
@@ -315,7 +321,7 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     expect(await focused()).toMatchObject({ inMain: true });
     // A form that succeeded: its outcome (role status) likewise.
     await form("Credit").getByLabel("Amount", { exact: true }).fill("1");
-    await form("Credit").getByRole("button", { name: "Credit" }).click();
+    await sendConfirmed(page, "Credit");
     await page.getByRole("status").waitFor();
     expect(await focused()).toMatchObject({ role: "status", text: /^Transaction Completed/ });
     // A refused download comes back to the user's page, its words focused there too, before the

@@ -80,14 +80,19 @@ describe("the operator console in chromium", () => {
     expect(await page.getByRole("status").textContent()).toContain("User created.");
     const userUrl = page.url().split("?")[0]!;
 
-    // Credit, then the same form sent twice (a double click): money moves once
+    // Credit after a confirmation naming the amount as the ledger writes it; nothing moves before
+    // it. Then the same confirmation sent twice (a double click): money moves once
     await form("Credit").getByLabel("Amount", { exact: true }).fill("100");
     await form("Credit").getByLabel("Note", { exact: true }).fill("first top-up");
     await form("Credit").getByRole("button", { name: "Credit" }).click();
+    await page.getByRole("heading", { name: "Credit ₦100.00 to adaeze?" }).waitFor();
+    await shoot("credit");
+    await page.getByRole("button", { name: "Credit ₦100.00 to adaeze" }).click();
     expect(await page.getByRole("status").textContent()).toContain("Transaction Completed");
     expect(await balanceCell().textContent()).toBe("₦100.00");
     await form("Credit").getByLabel("Amount", { exact: true }).fill("50");
-    await form("Credit").getByRole("button", { name: "Credit" }).dblclick();
+    await form("Credit").getByRole("button", { name: "Credit" }).click();
+    await page.getByRole("button", { name: "Credit ₦50.00 to adaeze" }).dblclick();
     await page.getByRole("status").waitFor();
     await page.goto(userUrl);
     expect(await balanceCell().textContent()).toBe("₦150.00");
@@ -96,6 +101,7 @@ describe("the operator console in chromium", () => {
     // A refusal in words, nothing moved
     await form("Debit").getByLabel("Amount", { exact: true }).fill("1000");
     await form("Debit").getByRole("button", { name: "Debit" }).click();
+    await page.getByRole("button", { name: "Debit ₦1,000.00 from adaeze" }).click();
     expect(await page.getByRole("alert").textContent()).toContain(
       "Debit refused. Insufficient Balance",
     );

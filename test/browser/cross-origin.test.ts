@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
-import { apiAs, launchChromium } from "./harness";
+import { apiAs, launchChromium, sendConfirmed } from "./harness";
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let attacker: HttpServer;
@@ -83,7 +83,14 @@ describe("a page of another origin against a signed-in operator's console", () =
       .first()
       .getAttribute("value"))!;
     const credit = `${server.base}/wallet-admin/users/${user.id}/credit`;
-    const stolen = { _csrf: csrf, request_id: requestId, wallet_id: "xo", amount: "777" };
+    // As the credit's confirmation sends it (its Confirm): what would move money, were it let in.
+    const stolen = {
+      _csrf: csrf,
+      request_id: requestId,
+      wallet_id: "xo",
+      amount: "777",
+      step: "confirm",
+    };
     attackPages.set("/credit", formPage(credit, stolen));
     attackPages.set(
       "/key",
@@ -148,7 +155,7 @@ describe("a page of another origin against a signed-in operator's console", () =
       has: operator.getByRole("heading", { name: "Credit", exact: true }),
     });
     await form.getByLabel("Amount", { exact: true }).fill("1");
-    await form.getByRole("button", { name: "Credit" }).click();
+    await sendConfirmed(operator, "Credit");
     expect(await operator.getByRole("status").textContent()).toContain("Transaction Completed");
     expect(await balance(user.id)).toBe(3);
   }, 180_000);

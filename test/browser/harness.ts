@@ -1,6 +1,6 @@
 // What every browser test starts from: Debian's chromium (never a downloaded browser; CHROMIUM_PATH
 // names another), and the API called as a user, its data read back.
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 
 export const launchChromium = () =>
@@ -8,6 +8,16 @@ export const launchChromium = () =>
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: ["--no-sandbox"],
   });
+
+/**
+ * A user's money form (`Credit`, `Debit`, `Transfer`) sent from its page as filled in, then
+ * confirmed on the confirmation page it leads to: its one button that moves the money.
+ */
+export async function sendConfirmed(page: Page, action: "Credit" | "Debit" | "Transfer") {
+  const heading = page.getByRole("heading", { name: action, exact: true });
+  await page.locator("form", { has: heading }).getByRole("button", { name: action }).click();
+  await page.getByRole("button", { name: new RegExp(`^${action} `) }).click();
+}
 
 /** A caller of the API at `base` with `auth`: each answer must be a success, and its data is returned. */
 export const apiAs =

@@ -7,7 +7,7 @@ import { parse } from "csv-parse/sync";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
-import { launchChromium } from "./harness";
+import { launchChromium, sendConfirmed } from "./harness";
 import { screenshotFolder } from "./screenshots";
 
 const shots = screenshotFolder("statement-shots-", process.env.STATEMENT_SHOTS);
@@ -61,7 +61,7 @@ describe("a statement from the console in chromium", () => {
     ] as const) {
       await form(action).getByLabel("Amount", { exact: true }).fill(amount);
       await form(action).getByLabel("Note", { exact: true }).fill(note);
-      await form(action).getByRole("button", { name: action }).click();
+      await sendConfirmed(page, action);
       await page.getByRole("status").waitFor();
     }
 
