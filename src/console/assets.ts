@@ -29,7 +29,8 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 time > span { white-space: nowrap; }
 td code { white-space: nowrap; font-size: .8em; }
 td.note { min-width: 12rem; }
-h1, .name { overflow-wrap: anywhere; }
+/* A title of the data's (a webhook's URL, a wallet's name) breaks anywhere rather than widen the page. */
+h1, h2, .name { overflow-wrap: anywhere; }
 /* A username in a table breaks anywhere only past a short name's width: never "admi n". */
 td:has(> .name) { min-width: 7ch; }
 td button { white-space: nowrap; }
@@ -85,7 +86,7 @@ table.figures { max-width: 30rem; }
 /* A username or a note of one long word breaks anywhere: the card keeps the screen's width. */
 table.figures td { overflow-wrap: anywhere; }
 caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
-/* A hold's amount, Capture and Void on one line (its table scrolls). */
+/* A hold's amount, Capture and Void on one line (its table scrolls, but on a phone: below). */
 .actions { display: flex; gap: .8rem; }
 .actions form { display: flex; gap: .4rem; }
 .actions input { width: 6rem; }
@@ -93,13 +94,40 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .buttons { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }
-/* Users on a phone: e-mail under username, balances under role (cell order, down each column). */
+/* A table too wide for a phone (class stacked, its columns set by its own class below), on one:
+   its cells two to a column, each pair's second under its first, the header row as each row, so a
+   header stays over its cells; a cell marked line (a row's buttons, a request id) on a line of its
+   own beneath them, as wide as the table (after the paired cells: pairs go by a cell's position).
+   No sideways scrolling to reach a row's buttons, and still a table to a screen reader (subgrid:
+   every row's columns are the table's). */
 @media (max-width: 40rem) {
-  .users { display: grid; grid-template-columns: minmax(0, 1fr) min-content; }
-  .users :is(thead, tbody, tr) { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; }
-  .users tr { grid-template-rows: auto auto; grid-auto-flow: column; }
-  .users :is(th, td):nth-child(odd) { border: 0; padding-bottom: 0; }
+  .stacked { display: grid; }
+  .stacked :is(thead, tbody, tr) { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; }
+  .stacked tr { border-bottom: 1px solid var(--line); }
+  .stacked :is(th, td) { border: 0; }
+  .stacked :is(th, td):nth-child(odd) { grid-row: 1; padding-bottom: 0; }
+  .stacked :is(th, td):nth-child(even) { grid-row: 2; }
+  .stacked :is(th, td).line { grid-row: auto; grid-column: 1 / -1; padding-top: 0; }
+  /* A request id longer than the line breaks rather than widen the table. */
+  .stacked .line code { white-space: normal; overflow-wrap: anywhere; }
+  .stacked td.note { min-width: 0; }
+  /* Users: e-mail under username, balances under role. */
+  .users { grid-template-columns: minmax(0, 1fr) min-content; }
   .users :is(th, td):nth-child(-n+2) { overflow-wrap: anywhere; }
+  /* A hold: wallet under id, status under amount, expiry; then its note, then Capture and Void. */
+  .holds { grid-template-columns: min-content minmax(0, 1fr) min-content; }
+  /* Void under Capture where a hold's id is too long for both on the line (320 px, hold 123456). */
+  .holds .actions { flex-wrap: wrap; gap: .4rem; }
+  /* An entry: date under id, amount under type, balance after; then its note, request id and
+     Reverse. */
+  .entries { grid-template-columns: min-content minmax(0, 1fr) min-content; }
+  /* A key: name under id, scope under user, Revoke under last used. */
+  .keys { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) min-content; }
+  .keys :is(th, td):nth-child(-n+4) { overflow-wrap: anywhere; }
+  /* A webhook's delivery: event under time, status under attempt, latency under HTTP; Resend. */
+  .deliveries { grid-template-columns: min-content minmax(0, 1fr) min-content; }
+  /* An error's reference, one long word, breaks anywhere within its column. */
+  .deliveries td:nth-child(4) { overflow-wrap: anywhere; }
 }
 `;
 

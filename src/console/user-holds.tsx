@@ -84,9 +84,12 @@ export function HoldsSection(props: {
   return (
     <section id="holds">
       <h2>Holds</h2>
+      {/* On a phone its cells stack (console.css), Capture and Void on a line of their own. */}
       <Table
+        class="stacked holds"
         cols={["ID", "Wallet", "Amount", "Status", "Expires (UTC)", "Note"]}
         num={["Amount"]}
+        lines={["Note", "Action"]}
         actions
         // A page past the last has none either: the pager says so.
         empty={
@@ -114,8 +117,8 @@ export function HoldsSection(props: {
               <td>
                 <When ms={h.expiresAtS * 1000} to="second" />
               </td>
-              <td class="note">{h.note}</td>
-              <td>
+              <td class="note line">{h.note}</td>
+              <td class="line">
                 {view.status === "held" && (
                   <div class="actions">
                     <form

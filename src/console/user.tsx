@@ -172,8 +172,10 @@ function Entries(props: { d: UserData }) {
     <section id="entries">
       <h2>Entries</h2>
       <Table
+        class="stacked entries"
         cols={["ID", "Date (UTC)", "Type", "Amount", "Balance after", "Note", "Request id"]}
         num={["Amount", "Balance after"]}
+        lines={["Note", "Request id", "Action"]}
         actions
         // A page past the last has none either: the pager says so.
         empty={entries.total === 0 ? "No entries yet." : null}
@@ -191,14 +193,15 @@ function Entries(props: { d: UserData }) {
               </td>
               <td class="num">{formatExact(e.amountMinor, row)}</td>
               <td class="num">{formatExact(e.balanceAfterMinor, row)}</td>
-              {/* On a phone the table scrolls sideways, its row as tall as its date (console.css): the
-                  note a sentence wide, the request id whole on one line, since any of its
-                  characters may be the one that tells two apart. */}
-              <td class="note">{e.note}</td>
-              <td>
+              {/* The note a sentence wide, the request id whole on one line, since any of its
+                  characters may be the one that tells two apart; on a phone (console.css) each
+                  on a line of its own under the figures (a request id longer than the line
+                  broken), Reverse beneath them. */}
+              <td class="note line">{e.note}</td>
+              <td class="line">
                 <code>{e.requestId}</code>
               </td>
-              <td>
+              <td class="line">
                 {/* Offered only where the ledger would take it. */}
                 {reversed.has(e.id) ? (
                   "reversed"

@@ -46,7 +46,7 @@ function Found(props: { d: Search }) {
         {total === 0 && q !== "" ? `No user matches “${q}”.` : plural(total, "user")}
       </p>
       {/* None found: the line above says so, or the pager (a page past the last). */}
-      <Table class="users" cols={["Username", "E-mail", "Role", "Balances"]} empty={null}>
+      <Table class="stacked users" cols={["Username", "E-mail", "Role", "Balances"]} empty={null}>
         {rows.map((u) => {
           const balances = Object.entries(JSON.parse(u.balances ?? "{}") as Record<string, number>);
           return (

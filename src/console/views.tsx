@@ -383,8 +383,10 @@ const hasRow = (child: unknown): boolean =>
 
 /**
  * Rows under one header row, scrolling sideways on a narrow screen. Columns named in `num` hold
- * figures (right-aligned); `actions` adds a last column for each row's buttons; `class` names the
- * table for a layout of its own (console.css). Without a row it is no table, which would be a
+ * figures (right-aligned); `actions` adds a last column for each row's buttons (`Action`); `class`
+ * names the table for a layout of its own (console.css): `stacked` and its own class, laid out to
+ * a phone's width, where the columns named in `lines` take a line each (their cells say so too,
+ * `class="line"`, as a figure's say `num`). Without a row it is no table, which would be a
  * header row alone, but `empty`'s words (`No API keys yet.`); null where the page says it already
  * (a search that matched no one, a page past the last) or the table always has a row (a batch's
  * legs).
@@ -395,9 +397,14 @@ export function Table(props: {
   actions?: boolean;
   caption?: string;
   class?: string;
+  lines?: string[];
   empty: string | null;
   children: Child;
 }) {
+  const classOf = (col: string) =>
+    [props.num?.includes(col) && "num", props.lines?.includes(col) && "line"]
+      .filter(Boolean)
+      .join(" ") || undefined;
   if (!hasRow(props.children)) return props.empty === null ? null : <Empty>{props.empty}</Empty>;
   return (
     <div class="scroll">
@@ -406,10 +413,10 @@ export function Table(props: {
         <thead>
           <tr>
             {props.cols.map((col) => (
-              <th class={props.num?.includes(col) ? "num" : undefined}>{col}</th>
+              <th class={classOf(col)}>{col}</th>
             ))}
             {props.actions && (
-              <th>
+              <th class={classOf("Action")}>
                 <span class="muted">Action</span>
               </th>
             )}

@@ -42,8 +42,11 @@ type Delivery = Omit<DeliveryRow, "id">;
 
 function Deliveries(props: { session: Session; hook: EndpointRow; rows: Delivery[] }) {
   return (
+    // On a phone its cells stack (console.css), Resend on a line of its own.
     <Table
+      class="stacked deliveries"
       cols={["When (UTC)", "Event", "Attempt", "Status", "HTTP", "Latency", "Resend"]}
+      lines={["Resend"]}
       empty="No deliveries yet."
     >
       {props.rows.map((d) => (
@@ -56,7 +59,7 @@ function Deliveries(props: { session: Session; hook: EndpointRow; rows: Delivery
           <td>{d.error ? `${d.status}: ${d.error}` : d.status}</td>
           <td>{String(d.httpStatus ?? "none")}</td>
           <td>{`${d.latencyMs} ms`}</td>
-          <td>
+          <td class="line">
             {d.eventId !== null && (
               <PostButton
                 session={props.session}

@@ -1,10 +1,13 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
 // runs it): the skip link and the focus ring, dates that never break inside, a chart's text large
-// enough to read, an entry's row as tall as its date, a long username within the screen, the users
-// list as wide as the screen, a table's buttons on one line, a hold's Void beside its Capture and
-// its note on one line, and a statement's day that is none shown as typed with its words beside
-// it, and each money form within its card however long a wallet's name. Data through the API.
+// enough to read, an entry's cells two lines at most, a long username within the screen, the users
+// list as wide as the screen, every table with buttons in its rows as wide as the screen, its
+// buttons on it, a table's buttons on one line, a hold's Void beside its Capture and its note on
+// one line, and a statement's day that is none shown as typed with its words beside it, and each
+// money form within its card however long a wallet's name. Data through the API.
 import { randomBytes } from "node:crypto";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -23,6 +26,8 @@ const LONG_NAME = "chukwuemeka_oluwaseun_adebayo_okonkwo.international_trading1"
 const LONG_EMAIL =
   "chukwuemeka.oluwaseun.adebayo.okonkwo@accounts.internationaltradingcompanylimited.lagos.example.test";
 let longUserPage: string;
+/** A webhook receiver on 127.0.0.1 that takes every delivery: a delivery of an event has Resend. */
+let receiver: HttpServer;
 
 /** Request ids as the console's money forms write them: a uuid, which breaks at its hyphens. */
 const REQUEST_IDS = [0, 1, 2].map((i) => `console-3f6c2a1e-8b4d-4e2f-9a7c-1d5e0b8f264${i}`);
@@ -91,8 +96,10 @@ beforeAll(async () => {
   // Its own webhook signing key (a fresh clone has no .dev.vars): the webhooks screen needs one.
   server = await startServer({
     config: "wrangler.toml",
-    vars: { WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex") },
+    vars: { WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex"), WEBHOOK_ALLOW_LOCAL: "true" },
   });
+  receiver = createServer((req, res) => req.resume().on("end", () => res.writeHead(204).end()));
+  await new Promise<void>((listening) => receiver.listen(0, "127.0.0.1", listening));
   auth = await adminAuth(server.api);
   api = apiAs(server.api, auth);
   await api("POST", "/wallets", {
@@ -146,6 +153,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  receiver?.close();
 });
 
 describe("the console at phone width, by keyboard, in chromium", () => {
@@ -188,8 +196,9 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(await page.evaluate(width)).toBe(390);
   });
 
-  it("keeps an entry's row as tall as its date, the request id whole on one line", async () => {
-    // On the phone, and at a tablet's and a small laptop's width, where the table scrolls too.
+  it("keeps an entry's cells to two lines, its date over its time, the request id whole on one line", async () => {
+    // On the phone, where its cells stack, and at a tablet's and a small laptop's width, where the
+    // table scrolls.
     for (const width of [390, 800, 1024]) {
       await page.setViewportSize({ width, height: 844 });
       await page.goto(userPage);
@@ -344,6 +353,81 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     );
   });
 
+  it("fits each table with buttons in its rows to the phone, every button on the screen", async () => {
+    // The holds (856 px of content in a 351 px card), the entries (817 px), the API keys and a
+    // webhook's deliveries drew their buttons past the screen's right edge, reached only by
+    // scrolling the table sideways; Revoke key was cut mid-word.
+    await api("POST", "/api-keys", { name: "payroll exporter", scope: "read-write" });
+    const port = (receiver.address() as AddressInfo).port;
+    await api("POST", "/webhooks", {
+      url: `http://127.0.0.1:${port}/phone`,
+      events: "transaction.created",
+    });
+    const payee = await api("POST", "/users", {
+      username: "obinna",
+      user_email: "obinna@example.test",
+      user_password: "obinna-password-1",
+    });
+    await api("POST", "/credits", {
+      user_id: Number(payee.id),
+      wallet_id: "ngn",
+      amount: "20.00",
+      request_id: "phone-webhook-event",
+    });
+    const webhooks = `${server.base}/wallet-admin/webhooks`;
+    // Delivered by the queue, a moment after the credit.
+    await expect
+      .poll(
+        async () => {
+          await page.goto(webhooks);
+          return page.getByRole("button", { name: /^Resend event \d+$/ }).count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThan(0);
+    const screens: [string, ["button" | "link", RegExp][]][] = [
+      [
+        userPage,
+        [
+          ["button", /^Capture hold \d+$/],
+          ["button", /^Void hold \d+$/],
+          ["link", /^Reverse transaction \d+$/],
+        ],
+      ],
+      [`${server.base}/wallet-admin/api-keys`, [["button", /^Revoke key \d+$/]]],
+      [webhooks, [["button", /^Resend event \d+$/]]],
+    ];
+    const sideways = (scrollers: Scroller[]) =>
+      scrollers.map((s) => s.scrollWidth - s.clientWidth).filter((px) => px > 0);
+    // On the phone, and on the narrowest one, where a hold's Void goes under its Capture.
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 844 });
+      try {
+        for (const [path, names] of screens) {
+          await page.goto(path);
+          await page.waitForLoadState();
+          const at = `${width} px, ${path}`;
+          const pageWidth = () =>
+            (globalThis as unknown as Window).document.documentElement.scrollWidth;
+          expect(await page.evaluate(pageWidth), at).toBe(width);
+          expect(await page.locator("main .scroll").evaluateAll(sideways), at).toEqual([]);
+          for (const [role, name] of names) {
+            const controls = await page.getByRole("main").getByRole(role, { name }).all();
+            expect(controls.length, `${at}: ${name}`).toBeGreaterThan(0);
+            for (const control of controls) {
+              const box = (await control.boundingBox())!;
+              const shown = `${at}: ${await control.textContent()} ${JSON.stringify(box)}`;
+              expect(box.x, shown).toBeGreaterThanOrEqual(0);
+              expect(box.x + box.width, shown).toBeLessThanOrEqual(width);
+            }
+          }
+        }
+      } finally {
+        await page.setViewportSize({ width: 390, height: 844 });
+      }
+    }
+  });
+
   it("draws a hold's Capture and Void buttons with their words on one line", async () => {
     await page.goto(userPage);
     for (const name of [/^Capture hold \d+$/, /^Void hold \d+$/]) {
@@ -352,7 +436,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     }
   });
 
-  it("keeps a hold's Void beside its Capture and its note on a line, the row shorter than two buttons", async () => {
+  it("keeps a hold's Void beside its Capture and its note on a line, their cell shorter than two buttons", async () => {
     await page.goto(userPage);
     const row = page.locator("tr", { has: page.getByRole("button", { name: /^Void hold/ }) });
     const [capture, voidBox] = await Promise.all(
@@ -360,7 +444,9 @@ describe("the console at phone width, by keyboard, in chromium", () => {
         async (name) => (await row.getByRole("button", { name }).boundingBox())!,
       ),
     );
-    const height = (await row.boundingBox())!.height;
+    // Their cell: on a phone the row stacks its cells, the buttons on a line of their own.
+    const cell = row.locator("td", { has: page.getByRole("button", { name: /^Void hold/ }) });
+    const height = (await cell.boundingBox())!.height;
     const figures = JSON.stringify({ capture, void: voidBox, height });
     // On the line of the amount and Capture, after them, not wrapped beneath them.
     expect(Math.abs(voidBox!.y - capture!.y), figures).toBeLessThan(1);
