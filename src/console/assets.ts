@@ -13,8 +13,9 @@ header strong { font-size: 1.05rem; }
 nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 nav a[aria-current="page"] { font-weight: 600; text-decoration: none; color: var(--ink); }
 header form { margin-left: auto; }
-/* 80rem: at 1280 px a user's entries of millions (₦12,345,678.90) fit their card, Reverse included. */
-main { max-width: 80rem; margin: 0 auto; padding: 1.25rem; }
+/* 84rem: at 1280 px a user's entries of millions (₦12,345,678.90), their wallet ngn_savings, fit
+   their card, Reverse included. */
+main { max-width: 84rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 0; }
@@ -118,8 +119,8 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
   .holds { grid-template-columns: min-content minmax(0, 1fr) min-content; }
   /* Void under Capture where a hold's id is too long for both on the line (320 px, hold 123456). */
   .holds .actions { flex-wrap: wrap; gap: .4rem; }
-  /* An entry: date under id, amount under type, balance after; then its note, request id and
-     Reverse. */
+  /* An entry: date under id, wallet under type, balance after under amount; then its note, request
+     id and Reverse. */
   .entries { grid-template-columns: min-content minmax(0, 1fr) min-content; }
   /* A key: name under id, scope under user, Revoke under last used. */
   .keys { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) min-content; }

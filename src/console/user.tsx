@@ -173,7 +173,16 @@ function Entries(props: { d: UserData }) {
       <h2>Entries</h2>
       <Table
         class="stacked entries"
-        cols={["ID", "Date (UTC)", "Type", "Amount", "Balance after", "Note", "Request id"]}
+        cols={[
+          "ID",
+          "Date (UTC)",
+          "Type",
+          "Wallet",
+          "Amount",
+          "Balance after",
+          "Note",
+          "Request id",
+        ]}
         num={["Amount", "Balance after"]}
         lines={["Note", "Request id", "Action"]}
         actions
@@ -191,6 +200,9 @@ function Entries(props: { d: UserData }) {
               <td>
                 <EntryType e={e} />
               </td>
+              {/* Which wallet moved: its symbol alone may be another's too (₦ of ngn and of
+                  ngn_savings), and the statement above is of one wallet, the entries of all. */}
+              <td>{e.walletId}</td>
               <td class="num">{formatExact(e.amountMinor, row)}</td>
               <td class="num">{formatExact(e.balanceAfterMinor, row)}</td>
               {/* The note a sentence wide, the request id whole on one line, since any of its

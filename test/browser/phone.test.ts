@@ -546,7 +546,14 @@ describe("the console at phone width, by keyboard, in chromium", () => {
 
   it("keeps a user's entries of millions within their card at 1280 px, Reverse on the screen", async () => {
     // Amounts of an ordinary payroll in naira: at 1280 px the entries scrolled sideways, each
-    // Reverse link cut off at the card's edge.
+    // Reverse link cut off at the card's edge. One of them in a wallet of a longer id, as the
+    // entries name each one's wallet. (The money forms' tests before this one expect one wallet.)
+    await api("POST", "/wallets", {
+      wallet_id: "ngn_payroll",
+      wallet_name: "Naira Payroll",
+      wallet_symbol: "₦",
+      wallet_decimal: 2,
+    });
     const rich = await api("POST", "/users", {
       username: "chidinma",
       user_email: "chidinma@example.test",
@@ -555,7 +562,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     for (const [i, amount] of ["12345678.90", "2500000.00", "1250000.50"].entries())
       await api("POST", "/credits", {
         user_id: Number(rich.id),
-        wallet_id: "ngn",
+        wallet_id: i === 0 ? "ngn_payroll" : "ngn",
         amount,
         request_id: `console-7d2e9b4c-1a3f-4c8e-b6d5-2f9a0c4e81b${i}`,
         note: "salary for the month",

@@ -103,4 +103,43 @@ describe("a statement from the console in chromium", () => {
       ["CREDIT", "10.25", "1259.75", "bonus"],
     ]);
   }, 180_000);
+
+  it("names each entry's wallet beneath a statement of one, two wallets drawing their amounts alike", async () => {
+    // The statement is of one wallet, the entries beneath of all: ₦1,500.00 credited to ngn and
+    // ₦1,500.00 to ngn_savings were two rows alike, the wallet each moved named nowhere.
+    const userPage = page.url().split("?")[0]!;
+    await page.getByRole("link", { name: "Wallets" }).click();
+    await page.getByLabel("Wallet id", { exact: true }).fill("ngn_savings");
+    await page.getByLabel("Name", { exact: true }).fill("Naira Savings");
+    await page.getByLabel("Symbol", { exact: true }).fill("₦");
+    await page.getByLabel("Decimals", { exact: true }).fill("2");
+    await page.getByRole("button", { name: "Create wallet" }).click();
+    await page.getByRole("status").waitFor();
+    await page.goto(userPage);
+    await form("Credit")
+      .getByRole("combobox", { name: /^Wallet/ })
+      .selectOption("ngn_savings");
+    await form("Credit").getByLabel("Amount", { exact: true }).fill("1500");
+    await form("Credit").getByLabel("Note", { exact: true }).fill("savings");
+    await form("Credit").getByRole("button", { name: "Credit" }).click();
+    await page.getByRole("status").waitFor();
+    // On a desktop and on a phone, where the entries' cells stack: each row's wallet by its note.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const entries = page.locator("#entries");
+      const cols = await entries.locator("thead th").allTextContents();
+      const wallets: Record<string, string> = {};
+      for (const row of await entries.locator("tbody tr").all()) {
+        const cells = await row.locator("td").allTextContents();
+        wallets[cells[cols.indexOf("Note")]!] = cells[cols.indexOf("Wallet")]!;
+      }
+      expect(wallets, `${width} px`).toEqual({
+        savings: "ngn_savings",
+        bonus: "ngn",
+        "-2+3, rent": "ngn",
+        '=HYPERLINK("http://evil.example","pay")': "ngn",
+      });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
 });
