@@ -2,7 +2,7 @@
 // a new user, a new wallet, a new API key, a new webhook and a hold's capture amount, as the money forms already are
 // (test/console.test.ts). Emptied, an operator retyped them all; a capture emptied captured all.
 import { beforeAll, describe, expect, it } from "vitest";
-import { Field, refusedForm } from "../src/console/views";
+import { Field, inLabels, refusedForm } from "../src/console/views";
 import { consoleOf, form, hidden } from "./console-helpers";
 import {
   call,
@@ -381,11 +381,13 @@ describe("a refused form's field as the console draws it", () => {
 describe("a refused form's words beside its field", () => {
   /** The words drawn right under field `name` (after its label), or undefined when there are none. */
   const under = (html: string, name: string) =>
-    html.match(
-      new RegExp(
-        `<(?:input|select) name="${name}"[^>]*>(?:[^]*?</select>)?</label><p class="field-error"[^>]*>([^<]*)</p>`,
-      ),
-    )?.[1];
+    html
+      .match(
+        new RegExp(
+          `<(?:input name="${name}"[^>]*|select name="${name}"[^>]*>(?:<option[^>]*>[^<]*</option>)*</select)></label><p class="field-error"[^>]*>([^<]*)</p>`,
+        ),
+      )?.[1]
+      ?.replaceAll("&#39;", "'");
 
   it("says under a key's name why it was refused, the other fields kept", async () => {
     const page = await sent("/api-keys", {
@@ -394,7 +396,7 @@ describe("a refused form's words beside its field", () => {
       username: admin.username,
     });
     expect(under(page.html, "name")).toBe(
-      "name must not hold control, bidirectional or invisible characters",
+      "Name must not hold control, bidirectional or invisible characters",
     );
     expect(under(page.html, "scope")).toBeUndefined();
     expect(drawnValue(page.html, "username")).toBe(admin.username);
@@ -407,7 +409,7 @@ describe("a refused form's words beside its field", () => {
       description: "pay\u200bments",
     });
     expect(under(page.html, "description")).toBe(
-      "description must not hold control, bidirectional or invisible characters",
+      "Description must not hold control, bidirectional or invisible characters",
     );
     expect(under(page.html, "events")).toBeUndefined();
   });
@@ -418,10 +420,12 @@ describe("a refused form's words beside its field", () => {
       user_email: "not-an-email",
       user_password: "123",
     });
-    expect(under(page.html, "username")).toContain("username must not contain space");
-    expect(under(page.html, "user_email")).toBe("Invalid user_email");
+    expect(under(page.html, "username")).toBe(
+      "Username must not contain space; Username must be atleast 4 chars",
+    );
+    expect(under(page.html, "user_email")).toBe("Invalid Email");
     expect(under(page.html, "user_password")).toBe(
-      "Please enter at least 6 characters for the user_password",
+      "Please enter at least 6 characters for the Password",
     );
   });
 
@@ -436,5 +440,77 @@ describe("a refused form's words beside its field", () => {
     });
     expect(under(page.html, "to_user_id")).toBe("No user 999999999.");
     expect(under(page.html, "amount")).toBeUndefined();
+  });
+
+  // The API's words name its fields (`to_user_id requires an integer`); beside a field, the console
+  // names each by the form's label, as the operator reads it. The API's answers keep their words
+  // (test/refusal-texts.test.ts).
+  it("names a money form's fields by their labels, and the page's user as this user", async () => {
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const typed = { amount: "x", to_user_id: "bob", wallet_id: "nope", request_id: unique("r") };
+    const page = await sent(`/users/${user.id}/transfer`, typed);
+    expect(under(page.html, "wallet_id")).toBe("Wallet not found");
+    expect(under(page.html, "amount")).toBe("Amount requires a valid amount");
+    expect(under(page.html, "to_user_id")).toBe("To user requires an integer");
+    const self = await sent(`/users/${user.id}/transfer`, {
+      wallet_id: wallet,
+      amount: "1.001",
+      to_user_id: String(user.id),
+      note: "x".repeat(1001),
+      request_id: unique("r"),
+    });
+    expect(under(self.html, "to_user_id")).toBe("To user must differ from this user");
+    expect(under(self.html, "amount")).toBe(
+      `Amount has more decimal places than wallet ${wallet} allows (2)`,
+    );
+    expect(under(self.html, "note")).toBe("Note must be at most 1000 characters");
+    const zero = await sent(`/users/${user.id}/credit`, {
+      ...typed,
+      wallet_id: wallet,
+      amount: "0",
+    });
+    expect(under(zero.html, "amount")).toBe("Amount must be greater than zero");
+  });
+
+  it("names a new wallet's, key's and webhook's fields by their labels, before any comma or parenthesis", async () => {
+    const wallet = await sent("/wallets", {
+      wallet_id: "A B",
+      wallet_name: "x".repeat(101),
+      wallet_symbol: "\u202e",
+      wallet_symbol_position: "up",
+      wallet_decimal: "12",
+    });
+    expect(under(wallet.html, "wallet_id")).toBe(
+      "Wallet id must start with a letter and hold at most 32 of a-z, 0-9 and _",
+    );
+    expect(under(wallet.html, "wallet_name")).toBe("Name must be at most 100 characters");
+    expect(under(wallet.html, "wallet_symbol")).toBe(
+      "Symbol must not hold control, bidirectional or invisible characters",
+    );
+    expect(under(wallet.html, "wallet_symbol_position")).toBe(
+      "Symbol position must be left or right",
+    );
+    expect(under(wallet.html, "wallet_decimal")).toBe("Decimals must be an integer from 0 to 8");
+    const key = await sent("/api-keys", { name: "k", scope: "root" });
+    expect(under(key.html, "scope")).toBe("Scope must be read, write or read-write");
+    const hook = await sent("/webhooks", { url: "http://127.0.0.1:9/hook", events: "nope" });
+    expect(under(hook.html, "events")).toMatch(/^Events must name event types among /);
+    const plain = await sent("/webhooks", { url: "http://x.example/hook", events: "user.created" });
+    expect(under(plain.html, "url")).toBe("URL must start with https://");
+  });
+
+  it("names only a field's first mention in each of the words by its label", () => {
+    const labels = { amount: "Amount", to: "To" };
+    expect(inLabels("amount has more decimal places than wallet amount allows (2)", labels)).toBe(
+      "Amount has more decimal places than wallet amount allows (2)",
+    );
+    expect(inLabels("amount requires a valid amount; to cannot be zero", labels)).toBe(
+      "Amount requires a valid amount; To cannot be zero",
+    );
+    // A name inside another (`to_user_id` holds `to`, `user_id` no word of its own) is no mention.
+    expect(inLabels("to_user_id is too large", { to: "To", user_id: "User" })).toBe(
+      "to_user_id is too large",
+    );
   });
 });

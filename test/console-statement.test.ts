@@ -393,7 +393,8 @@ describe("the console's Statement section", () => {
     ["ends before it starts", "2026-11-12", "2026-11-05"],
     ["starts in the future", "2999-01-01", "2999-01-31"],
   ])("shows no statement for a range that %s, and says so beside From", async (_, from, to) => {
-    const words = "No statement: from must not be after to (nor in the future).";
+    // The service's words name the fields as GET /statements does (`from`, `to`); here, by label.
+    const words = "No statement: From must not be after To (nor in the future).";
     const days = `wallet=${wallet}&from=${from}&to=${to}`;
     const section = statementOf((await request(`/users/${alice.id}?${days}`, cookie)).html);
     expect(section).toContain(

@@ -17,7 +17,7 @@ import type { Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Details, Empty, focused, RequiredNote, ShownDay } from "./views";
+import { Details, Empty, focused, inLabels, RequiredNote, ShownDay } from "./views";
 
 const [FIRST_DAY, LAST_DAY] = ["1000-01-01", "9998-12-31"];
 
@@ -50,14 +50,17 @@ const askedStatement = (c: Context<ConsoleEnv>): Record<string, string> =>
     Object.entries(queryOf(c, StatementQuery)).filter(([, value]) => value !== ""),
   );
 
+/** The days' fields' labels, by their names: a refusal's words name them so. */
+const DAY_LABELS = { from: "From", to: "To" } as const;
+
 /** Why the days make no statement: the field at fault and the words. */
 type RangeProblem = { field: "from" | "to"; text: string };
 
 /** Which of `from` and `to` is no day (the service judges the range they make); undefined: none. */
 function dayProblem(from: string, to: string): RangeProblem | undefined {
   for (const [field, name, day] of [
-    ["from", "From", from],
-    ["to", "To", to],
+    ["from", DAY_LABELS.from, from],
+    ["to", DAY_LABELS.to, to],
   ] as const)
     if (!v.is(Day, day))
       return {
@@ -71,7 +74,9 @@ function dayProblem(from: string, to: string): RangeProblem | undefined {
 function refusedDay(outcome: Outcome<unknown>): RangeProblem | undefined {
   if (outcome.ok || outcome.reason?.code !== "invalid_field") return undefined;
   const { field, why } = outcome.reason;
-  return field === "from" || field === "to" ? { field, text: `No statement: ${why}.` } : undefined;
+  return field === "from" || field === "to"
+    ? { field, text: `No statement: ${inLabels(why, DAY_LABELS)}.` }
+    : undefined;
 }
 
 /** A statement's wallet and days. */
@@ -212,8 +217,8 @@ export function StatementSection(props: {
             ))}
           </select>
         </label>
-        <DayField name="from" label="From" choice={s} problem={problem} focus={shown} />
-        <DayField name="to" label="To" choice={s} problem={problem} focus={shown} />
+        <DayField name="from" label={DAY_LABELS.from} choice={s} problem={problem} focus={shown} />
+        <DayField name="to" label={DAY_LABELS.to} choice={s} problem={problem} focus={shown} />
         <button type="submit">Show statement</button>
         {/* The CSV of the days in the form, as typed, whether or not they were shown yet. */}
         <button

@@ -203,15 +203,43 @@ export function refusedForm(notice: Notice, form: string) {
 }
 
 /**
- * Why a field was refused, right under it: the notice above the page says it too, but a field far
- * down a phone's page is then seen marked without its words. For the eye only: the field is
- * described by the notice, so a screen reader hears it once.
+ * A field's label as its refusal's words name it: the label without what follows a comma or an
+ * opening parenthesis (`URL (https://)`: `URL`; `Events, comma-separated`: `Events`).
  */
-const FieldWhy = (props: { refused: RefusedForm | undefined; name: string }) => {
+const namedAs = (label: string) => label.split(/,| \(/)[0]!;
+
+/** What the API's words name that no field of a console form holds: a transfer's sender is the page's user. */
+const PAGE_FIELDS: Record<string, string> = { from_user_id: "this user" };
+
+/**
+ * A refusal's words for a form, each field the API names (`to_user_id requires an integer`) by its
+ * form's label (`labels`: `{ to_user_id: "To user" }`): `To user requires an integer`. Only a
+ * field's first mention in each of the words (joined by `; `) is its name: a wallet id or a day
+ * further on may spell one (`amount has more decimal places than wallet amount allows (2)`).
+ */
+export function inLabels(words: string, labels: Record<string, string>) {
+  return words
+    .split("; ")
+    .map((part) =>
+      Object.entries(labels).reduce(
+        (text, [name, label]) => text.replace(new RegExp(`\\b${name}\\b`), () => namedAs(label)),
+        part,
+      ),
+    )
+    .join("; ");
+}
+
+/**
+ * Why a field was refused, right under it, naming fields by their labels, not the API's names: the
+ * notice above the page says it too, but a field far down a phone's page is then seen marked
+ * without its words. For the eye only: the field is described by the notice, so a screen reader
+ * hears it once.
+ */
+const FieldWhy = (props: { refused: RefusedForm | undefined; name: string; label: string }) => {
   const why = props.refused?.why(props.name);
   return why === undefined ? null : (
     <p class="field-error" aria-hidden="true">
-      {why}
+      {inLabels(why, { ...PAGE_FIELDS, [props.name]: props.label })}
     </p>
   );
 };
@@ -244,7 +272,7 @@ export function Field(
           {...refused?.fault(name)}
         />
       </label>
-      <FieldWhy refused={refused} name={name} />
+      <FieldWhy refused={refused} name={name} label={label} />
     </>
   );
 }
@@ -271,7 +299,7 @@ export function Choice(
           {options(refused.kept[name])}
         </select>
       </label>
-      <FieldWhy refused={refused} name={name} />
+      <FieldWhy refused={refused} name={name} label={label} />
     </>
   );
 }
