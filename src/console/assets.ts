@@ -112,9 +112,12 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
   /* A request id longer than the line breaks rather than widen the table. */
   .stacked .line code { white-space: normal; overflow-wrap: anywhere; }
   .stacked td.note { min-width: 0; }
-  /* Users: e-mail under username, balances under role. */
-  .users { grid-template-columns: minmax(0, 1fr) min-content; }
-  .users :is(th, td):nth-child(-n+2) { overflow-wrap: anywhere; }
+  /* Users: the id beside both lines, e-mail under username, balances under role. */
+  .users { grid-template-columns: min-content minmax(0, 1fr) min-content; }
+  .users :is(th, td):first-child { grid-row: 1 / span 2; padding-bottom: .35rem; }
+  .users :is(th, td):nth-child(even) { grid-row: 1; padding-bottom: 0; }
+  .users :is(th, td):nth-child(odd):not(:first-child) { grid-row: 2; padding-bottom: .35rem; }
+  .users :is(th, td):is(:nth-child(2), :nth-child(3)) { overflow-wrap: anywhere; }
   /* A hold: wallet under id, status under amount, expiry; then its note, then Capture and Void. */
   .holds { grid-template-columns: min-content minmax(0, 1fr) min-content; }
   /* Void under Capture where a hold's id is too long for both on the line (320 px, hold 123456). */

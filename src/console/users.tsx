@@ -46,11 +46,16 @@ function Found(props: { d: Search }) {
         {total === 0 && q !== "" ? `No user matches “${q}”.` : plural(total, "user")}
       </p>
       {/* None found: the line above says so, or the pager (a page past the last). */}
-      <Table class="stacked users" cols={["Username", "E-mail", "Role", "Balances"]} empty={null}>
+      <Table
+        class="stacked users"
+        cols={["ID", "Username", "E-mail", "Role", "Balances"]}
+        empty={null}
+      >
         {rows.map((u) => {
           const balances = Object.entries(JSON.parse(u.balances ?? "{}") as Record<string, number>);
           return (
             <tr>
+              <td>{u.id}</td>
               <td>
                 <a href={`${path}/${u.id}`}>{u.username}</a>
               </td>
@@ -84,7 +89,7 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
       <search>
         <form method="get" action={path} class="card">
           <label>
-            <span>Search by username or e-mail</span>
+            <span>Search by id, username or e-mail</span>
             <input name="q" type="search" value={props.d.q} />
           </label>
           <button type="submit">Search</button>

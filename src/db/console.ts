@@ -1,6 +1,6 @@
 // Read-only aggregates for the operator console (src/console/): what no API route answers. The
 // console reaches them as it reaches everything, through the service's verbs (wallet/operators.ts).
-import { and, asc, count, desc, eq, gte, inArray, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, ne, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { exactSum, readExactSum } from "./exact-sum";
 import { balances, transactions, users, wallets } from "./schema";
@@ -86,41 +86,65 @@ function containsPattern(search: string) {
   return `%${inner}%`;
 }
 
+/** A user as the console's list shows one: its balances, and whether it can sign in (1) or not (0). */
+const listedUser = (db: Db) =>
+  db
+    .select({
+      id: users.id,
+      username: users.username,
+      email: users.email,
+      role: users.role,
+      signsIn: sql<number>`${passwordUsable}`,
+      balances: sql<
+        string | null
+      >`(SELECT json_group_object(wallet_id, balance_minor) FROM ${balances} WHERE ${balances.userId} = ${users.id})`.as(
+        "balances",
+      ),
+    })
+    .from(users);
+
 /**
- * A page of users whose username or e-mail contains `search`, with their balances and whether each
- * can sign in (1) or has its password marked unusable (0).
+ * A page of users whose username or e-mail contains `search`, and how many, by id. With `id` (not
+ * null), the user of that id comes first, if there is one, then the others, in one round trip: that
+ * user is read by its key, apart, so the search keeps its statements' plan, which stops reading at
+ * the page's last user rather than sorting every match.
  */
-export async function searchUsers(db: Db, search: string, offset: number, limit: number) {
+export async function searchUsers(
+  db: Db,
+  search: string,
+  offset: number,
+  limit: number,
+  id: number | null,
+) {
   const pattern = containsPattern(search);
-  const where =
+  const text =
     search === ""
       ? undefined
       : or(
           sql`${users.username} LIKE ${pattern} ESCAPE '\\'`,
           sql`${users.email} LIKE ${pattern} ESCAPE '\\'`,
         );
-  const [rows, total] = await db.batch([
-    db
-      .select({
-        id: users.id,
-        username: users.username,
-        email: users.email,
-        role: users.role,
-        signsIn: sql<number>`${passwordUsable}`,
-        balances: sql<
-          string | null
-        >`(SELECT json_group_object(wallet_id, balance_minor) FROM ${balances} WHERE ${balances.userId} = ${users.id})`.as(
-          "balances",
-        ),
-      })
-      .from(users)
-      .where(where)
-      .orderBy(asc(users.id))
-      .limit(limit)
-      .offset(offset),
-    db.select({ n: count() }).from(users).where(where),
+  const where = id === null ? text : and(text, ne(users.id, id));
+  const page = (start: number, size: number) =>
+    listedUser(db).where(where).orderBy(asc(users.id)).limit(size).offset(start);
+  const counted = db.select({ n: count() }).from(users).where(where);
+  if (id === null) {
+    const [rows, total] = await db.batch([page(offset, limit), counted]);
+    return { rows, total: total[0]?.n ?? 0 };
+  }
+  // The others from one place before the page's (the user of `id`, if any, takes the first), and
+  // one more: which of them the page shows is known once that user is.
+  const [named, others, total] = await db.batch([
+    listedUser(db).where(eq(users.id, id)),
+    page(Math.max(offset - 1, 0), limit + 1),
+    counted,
   ]);
-  return { rows, total: total[0]?.n ?? 0 };
+  const shift = named.length === 0 ? (offset > 0 ? 1 : 0) : 0;
+  const rows =
+    named.length > 0 && offset === 0
+      ? [...named, ...others.slice(0, limit - 1)]
+      : others.slice(shift, shift + limit);
+  return { rows, total: (total[0]?.n ?? 0) + named.length };
 }
 
 /**

@@ -19,14 +19,18 @@ export function siteOverview(ctx: ServiceContext, days: number) {
 
 /**
  * Users whose username or e-mail holds `text`, a page of them, and how many. White space around it
- * is left out: neither holds any, and a pasted address often brings some.
+ * is left out: neither holds any, and a pasted address often brings some. Digits also name the user
+ * of that id (leading zeros and all, as a transfer's recipient is read), listed first: a transfer
+ * names its recipient by id, and an operator checks it here. Any other text searches as before.
  */
 export function findUsersByText(
   ctx: ServiceContext,
   { text, offset, limit }: { text: string; offset: number; limit: number },
 ) {
   requireAdmin(ctx, "read");
-  return searchUsers(ctx.db, text.trim(), offset, limit);
+  const search = text.trim();
+  const id = /^[0-9]+$/.test(search) ? Number(search) : 0;
+  return searchUsers(ctx.db, search, offset, limit, id > 0 && Number.isSafeInteger(id) ? id : null);
 }
 
 /**

@@ -308,7 +308,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(remove.x - (send.x + send.width)).toBeLessThanOrEqual(24);
   });
 
-  it("fits the users list to the phone, each e-mail under its username, still a table", async () => {
+  it("fits the users list to the phone, each e-mail under its username, its id beside both, still a table", async () => {
     await page.goto(`${server.base}/wallet-admin/users`);
     const list = page.locator(".scroll", {
       has: page.getByRole("columnheader", { name: "E-mail" }),
@@ -321,15 +321,21 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       [LONG_NAME, LONG_EMAIL],
     ] as const) {
       const row = list.locator("tr", { has: page.getByRole("link", { name, exact: true }) });
-      const [nameCell, emailCell] = await row.locator("td").all();
+      const [idCell, nameCell, emailCell] = await row.locator("td").all();
       expect(await emailCell!.textContent()).toBe(email);
-      // Under the username, at its left, and neither cell holding more than it shows.
-      const [nameBox, emailBox] = [
+      expect(await idCell!.textContent()).toMatch(/^[0-9]+$/);
+      // Under the username, at its left, and neither cell holding more than it shows; the id left
+      // of both, as tall as the two.
+      const [idBox, nameBox, emailBox] = [
+        (await idCell!.boundingBox())!,
         (await nameCell!.boundingBox())!,
         (await emailCell!.boundingBox())!,
       ];
       expect(emailBox.y, name).toBeGreaterThanOrEqual(nameBox.y + nameBox.height - 1);
       expect(emailBox.x, name).toBe(nameBox.x);
+      expect(idBox.x + idBox.width, name).toBeLessThanOrEqual(nameBox.x + 1);
+      expect(idBox.y, name).toBe(nameBox.y);
+      expect(idBox.y + idBox.height, name).toBeCloseTo(emailBox.y + emailBox.height, 0);
       for (const cell of [nameCell!, emailCell!]) {
         const inside = await cell.evaluate(sizes);
         expect(inside.scrollWidth, name).toBeLessThanOrEqual(inside.clientWidth);
@@ -347,7 +353,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(roles).toEqual(
       expect.arrayContaining([
         "table",
-        ...["Username", "E-mail", "Role", "Balances"].map((col) => `columnheader ${col}`),
+        ...["ID", "Username", "E-mail", "Role", "Balances"].map((col) => `columnheader ${col}`),
         `cell ${LONG_EMAIL}`,
       ]),
     );
