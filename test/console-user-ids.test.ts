@@ -1,14 +1,15 @@
-// A transfer names its recipient by user id: the Users list shows each user's id, and its search
-// finds a user by the id typed (first, as well as every user whose username or e-mail holds those
-// digits).
+// A transfer names its recipient by user id: the Users list shows each user's id, its search finds
+// a user by the id typed (first, as well as every user whose username or e-mail holds those digits),
+// and the Transfer form's To user field says where ids are found.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PER_PAGE } from "../src/console/page";
-import { consoleOf } from "./console-helpers";
-import { makeAdmin, makeUser, type TestUser } from "./helpers";
+import { consoleOf, form, hidden } from "./console-helpers";
+import { makeAdmin, makeUser, makeWallet, type TestUser, unique } from "./helpers";
 
-const { request, signIn } = consoleOf();
+const { request, signIn, follow } = consoleOf();
 
+let admin: TestUser;
 let cookie: string;
 /** A user whose username and e-mail hold no digit: only its id can find it by digits. */
 let target: TestUser;
@@ -22,7 +23,8 @@ const letters = () =>
   ).join("");
 
 beforeAll(async () => {
-  cookie = await signIn(await makeAdmin());
+  admin = await makeAdmin();
+  cookie = await signIn(admin);
   holder = await makeUser("subscriber", `idholder${letters()}`);
   target = await makeUser("subscriber", `idtarget${letters()}`);
   holder.username = `${holder.username}${target.id}`;
@@ -116,5 +118,36 @@ describe("the pages of a search by digits", () => {
     const matches = await textMatches(digits);
     expect(matches).toHaveLength(2 * PER_PAGE);
     expect(await listed(digits)).toEqual({ all: matches, said: `${matches.length} users` });
+  });
+});
+
+describe("the Transfer form's recipient", () => {
+  it("keeps its hint when refused, after the words, described by the notice and the hint", async () => {
+    const page = await request(`/users/${holder.id}`, { cookie });
+    const sent = await request(`/users/${holder.id}/transfer`, {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        wallet_id: await makeWallet(admin),
+        amount: "1",
+        to_user_id: "bob",
+        request_id: unique("r"),
+      }),
+    });
+    const back = await follow(sent, cookie);
+    expect(back.html).toContain(
+      `value="bob" aria-invalid="true" aria-describedby="notice to_user_id-hint"/></label><p class="field-error" aria-hidden="true">To user requires an integer</p><p id="to_user_id-hint" class="field-hint">`,
+    );
+  });
+
+  it("says where a user's id is found, and is described by it", async () => {
+    const page = await request(`/users/${holder.id}`, { cookie });
+    const transfer = page.html.slice(
+      page.html.indexOf(`action="/wallet-admin/users/${holder.id}/transfer"`),
+    );
+    expect(transfer).toMatch(
+      /<label><span>To user<\/span><input name="to_user_id" [^>]*aria-describedby="to_user_id-hint"\/><\/label><p id="to_user_id-hint" class="field-hint">A user&#39;s id, as the Users list shows it\.<\/p>/,
+    );
   });
 });

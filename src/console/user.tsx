@@ -135,6 +135,7 @@ function MoneyForm(props: {
           required
           autocomplete="off"
           placeholder="user id"
+          hint="A user's id, as the Users list shows it."
         />
       )}
       <Field label="Note" name="note" refused={refused} autocomplete="off" />

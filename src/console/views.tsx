@@ -253,13 +253,22 @@ export type RefusedForm = ReturnType<typeof refusedForm>;
  * refusal is about it. A `value` given is what the form shows until something is kept, and stays
  * where it is written (a kept value takes its place), so a field may draw it before others. A
  * password is never drawn again, whatever was kept. No `refused`: a form that is never drawn again
- * (a reversal's note).
+ * (a reversal's note). A `hint` is drawn under it, after any refusal's words, and describes it
+ * (its id is `name-hint`: a field with a hint is the only one of its name on its page).
  */
 export function Field(
-  props: { label: string; name: string; refused?: RefusedForm } & JSX.IntrinsicElements["input"],
+  props: {
+    label: string;
+    name: string;
+    refused?: RefusedForm;
+    hint?: string;
+  } & JSX.IntrinsicElements["input"],
 ) {
-  const { label, name, refused, ...attributes } = props;
+  const { label, name, refused, hint, ...attributes } = props;
   const kept = attributes.type === "password" ? undefined : refused?.kept[name];
+  const fault = refused?.fault(name) ?? {};
+  const hintId = hint === undefined ? undefined : `${name}-hint`;
+  const describedBy = [fault["aria-describedby"], hintId].filter(Boolean).join(" ");
   // `value` set after the spread keeps the place the spread gave it, if it gave one.
   return (
     <>
@@ -269,10 +278,16 @@ export function Field(
           name={name}
           {...attributes}
           value={kept ?? attributes.value}
-          {...refused?.fault(name)}
+          {...fault}
+          aria-describedby={describedBy || undefined}
         />
       </label>
       <FieldWhy refused={refused} name={name} label={label} />
+      {hint !== undefined && (
+        <p id={hintId} class="field-hint">
+          {hint}
+        </p>
+      )}
     </>
   );
 }
