@@ -121,7 +121,7 @@ describe("a statement from the console in chromium", () => {
       .selectOption("ngn_savings");
     await form("Credit").getByLabel("Amount", { exact: true }).fill("1500");
     await form("Credit").getByLabel("Note", { exact: true }).fill("savings");
-    await form("Credit").getByRole("button", { name: "Credit" }).click();
+    await sendConfirmed(page, "Credit");
     await page.getByRole("status").waitFor();
     // On a desktop and on a phone, where the entries' cells stack: each row's wallet by its note.
     for (const width of [1280, 390]) {
