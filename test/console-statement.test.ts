@@ -486,3 +486,77 @@ describe("the console's Statement section", () => {
     }
   });
 });
+
+describe("a user's balance chart", () => {
+  /** A new user's entries in `wallet`, each `[kind, amount, instant (ms)]`, and its chart's SVG. */
+  async function chartOf(entries: [string, string, number][]) {
+    const user = await makeUser();
+    for (const [kind, amount, atMs] of entries) {
+      const res = await call("POST", `/${kind}`, {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id: wallet, amount, request_id: unique("c") },
+        app: appAt(atMs),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const page = await request(`/users/${user.id}`, cookie);
+    return page.html.slice(page.html.indexOf('<svg class="chart"'), page.html.indexOf("</svg>"));
+  }
+  /** What the time axis says at its ends: the texts on the chart's bottom line. */
+  const ends = (chart: string) =>
+    [...chart.matchAll(/<text x="[\d.]+" y="194"(?: text-anchor="end")?>([^<]*)<\/text>/g)].map(
+      (m) => m[1],
+    );
+  const at = (day: number, h: number, m: number, s = 0) => Date.UTC(2026, 10, day, h, m, s);
+
+  it("marks its time axis with the times of entries made within a day, their days when further apart", async () => {
+    expect(
+      ends(
+        await chartOf([
+          ["credits", "5", at(5, 9, 0)],
+          ["credits", "5", at(5, 14, 30)],
+        ]),
+      ),
+    ).toEqual(["2026-11-05 09:00", "14:30"]);
+    // Within a minute, to the second; across midnight, each with its day.
+    expect(
+      ends(
+        await chartOf([
+          ["credits", "5", at(5, 9, 0, 5)],
+          ["credits", "5", at(5, 9, 0, 40)],
+        ]),
+      ),
+    ).toEqual(["2026-11-05 09:00:05", "09:00:40"]);
+    expect(
+      ends(
+        await chartOf([
+          ["credits", "5", at(5, 23, 10)],
+          ["credits", "5", at(6, 1, 20)],
+        ]),
+      ),
+    ).toEqual(["2026-11-05 23:10", "2026-11-06 01:20"]);
+    // One second: one label, not the same twice.
+    expect(ends(await chartOf([["credits", "5", at(5, 9, 0)]]))).toEqual(["2026-11-05 09:00:00"]);
+    const page = await request(`/users/${alice.id}`, cookie);
+    const chart = page.html.slice(page.html.indexOf('<svg class="chart"'));
+    expect(ends(chart.slice(0, chart.indexOf("</svg>")))).toEqual(["2026-11-03", "2026-11-18"]);
+  });
+
+  it("draws a balance that is not zero off the zero line, however large a peak beside it, and zero on it", async () => {
+    const chart = await chartOf([
+      ["credits", "1000000.00", at(5, 9, 0)],
+      ["debits", "999995.00", at(5, 10, 0)],
+      ["debits", "5.00", at(5, 11, 0)],
+    ]);
+    // The first line drawn is the zero line: y1 its height.
+    const zero = Number(/<line x1="[\d.]+" y1="([\d.]+)"/.exec(chart)![1]);
+    const ys = /<polyline[^>]* points="([^"]+)"/
+      .exec(chart)![1]!
+      .split(" ")
+      .map((p) => Number(p.split(",")[1]));
+    expect(ys).toHaveLength(3);
+    // ₦5.00 at 6 units or more above the line (about 3 px on a phone), ₦0.00 on it.
+    expect(zero - ys[1]!).toBeGreaterThanOrEqual(6);
+    expect(ys[2]).toBe(zero);
+  });
+});

@@ -7,7 +7,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { noticeOf, plural, type Wallet } from "./page";
 import { BASE } from "./session";
 import { EntryType } from "./user";
-import { Chart, day, type Notice, Page, Table, When } from "./views";
+import { Chart, type Notice, Page, Table, When } from "./views";
 
 export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -28,7 +28,7 @@ function DailyFlow(props: { wallet: Wallet; daily: Overview["daily"]; days: numb
       </h2>
       <Chart
         title={`${wallet.name}: credits and debits per UTC day`}
-        xLabels={[day(days[0]!), day(days.at(-1)!)]}
+        xSpan={[days[0]!, days.at(-1)!]}
         yLabel={`amount (${wallet.symbol})`}
         yFormat={(y) => formatMoney(y, wallet)}
         lines={[

@@ -25,7 +25,6 @@ import {
   Chart,
   Choice,
   Csrf,
-  day,
   Field,
   type Notice,
   Page,
@@ -271,8 +270,8 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
           <section>
             <h2>{w.name}: balance over time</h2>
             <Chart
-              title={`${w.name} balance after each of the last ${line.length} entries (UTC days)`}
-              xLabels={[day(line[0]!.at), day(line.at(-1)!.at)]}
+              title={`${w.name} balance after each of the last ${line.length} entries (UTC)`}
+              xSpan={[line[0]!.at, line.at(-1)!.at]}
               yLabel={`balance (${w.symbol})`}
               yFormat={(y) => formatMoney(y, w)}
               lines={[{ label: "balance", points: line.map((p, k) => ({ x: k, y: p.after })) }]}

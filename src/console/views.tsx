@@ -513,14 +513,41 @@ export function Pager(props: {
 type Line = { label: string; dash?: string; points: { x: number; y: number }[] };
 
 /**
+ * What the ends of a chart's time axis say, first and last instant (epoch seconds) in UTC: their
+ * days, or within a day their times, to the minute, to the second where that is all that differs,
+ * the first with its day and the last with its own only if another; one label where they are one
+ * second. Within a day, the same day at both ends would say nothing of when its entries were made.
+ */
+export function spanLabels(firstS: number, lastS: number): [string, string] {
+  // Each `YYYY-MM-DD hh:mm:ss`: to the day its first 10 characters, to the minute 16.
+  const [a, b] = [firstS, lastS].map((s) =>
+    new Date(s * 1000).toISOString().slice(0, 19).replace("T", " "),
+  ) as [string, string];
+  if (lastS - firstS >= 86_400) return [a.slice(0, 10), b.slice(0, 10)];
+  if (a === b) return [a, ""];
+  const to = a.slice(0, 16) === b.slice(0, 16) ? 19 : 16;
+  return [a.slice(0, to), b.slice(a.slice(0, 10) === b.slice(0, 10) ? 11 : 0, to)];
+}
+
+/**
+ * The least distance from the zero line, in the chart's units, at which a figure that is not zero
+ * is drawn: to scale it may lie a fraction of a unit off the line (a balance of 5 beside a peak of
+ * a million), drawn on it as if it were zero. 6 units keep its line clear of the axis's on a
+ * phone, where the chart is drawn at about half its size.
+ */
+const OFF_ZERO = 6;
+
+/**
  * A line chart as SVG: each line drawn with its own dash pattern and named in the legend, so it
  * reads without colour; the figures themselves are in a table beside it. The amount axis is named
- * (`yLabel`) and marked at its bottom, zero and top with amounts as `yFormat` writes them.
+ * (`yLabel`) and marked at its bottom, zero and top with amounts as `yFormat` writes them; a figure
+ * that is not zero is drawn at least OFF_ZERO from the zero line. The time axis is marked at its
+ * ends (`xSpan`, the first and the last point's instants) as `spanLabels` writes them.
  */
 export function Chart(props: {
   title: string;
   lines: Line[];
-  xLabels: [string, string];
+  xSpan: [number, number];
   yLabel: string;
   yFormat: (y: number) => string;
 }) {
@@ -535,7 +562,14 @@ export function Chart(props: {
   const [w, h, right, bottom] = [600, 200, 16, 32];
   const [left, top] = [36 + longest * 12, 16 + props.lines.length * 24];
   const sx = (x: number) => left + ((x - minX) / (maxX - minX || 1)) * (w - left - right);
-  const sy = (y: number) => h - bottom - ((y - minY) / (maxY - minY || 1)) * (h - top - bottom);
+  const scaled = (y: number) => h - bottom - ((y - minY) / (maxY - minY || 1)) * (h - top - bottom);
+  const sy = (y: number) =>
+    y > 0
+      ? Math.min(scaled(y), scaled(0) - OFF_ZERO)
+      : y < 0
+        ? Math.max(scaled(y), scaled(0) + OFF_ZERO)
+        : scaled(0);
+  const xLabels = spanLabels(...props.xSpan);
   // A line's pen, the same in the plot and in the legend that names it.
   const pen = (l: Line) => ({ stroke: "#1d2330", "stroke-width": "2", "stroke-dasharray": l.dash });
   return (
@@ -575,11 +609,13 @@ export function Chart(props: {
         ),
       )}
       <text x={left} y={h - 6}>
-        {props.xLabels[0]}
+        {xLabels[0]}
       </text>
-      <text x={w - right} y={h - 6} text-anchor="end">
-        {props.xLabels[1]}
-      </text>
+      {xLabels[1] && (
+        <text x={w - right} y={h - 6} text-anchor="end">
+          {xLabels[1]}
+        </text>
+      )}
       {props.lines.map((l, i) => (
         <>
           <line x1={left} y1={12 + i * 24} x2={left + 40} y2={12 + i * 24} {...pen(l)} />
