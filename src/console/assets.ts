@@ -78,8 +78,13 @@ svg.chart text { font-size: 12px; fill: var(--muted); }
 @media (max-width: 48rem) { svg.chart text { font-size: 15px; } }
 @media (max-width: 30rem) { svg.chart text { font-size: 20px; } }
 svg.chart text.axis-title { fill: var(--ink); }
-form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end; margin-bottom: .75rem; }
-form.inline > .notice { flex-basis: 100%; margin: 0; }
+/* The statement's row: fields and buttons level at their tops, the buttons a name's height down, all
+   of one height, so a refused day's words stand under their field, as wide as it, the row whole. */
+form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: start; margin-bottom: .75rem; }
+form.inline > .field { display: grid; gap: .2rem; }
+form.inline > .field > .notice { width: 0; min-width: 100%; margin: 0; }
+form.inline > .buttons { margin-top: calc(1.45em + .2rem); }
+form.inline :is(select, input, button) { height: 2.6rem; }
 [aria-invalid="true"] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
 /* Why a field was refused, right under it (views.tsx FieldWhy). */
 form p.field-error { color: var(--bad); font-size: .9em; margin: -.35rem 0 0; }

@@ -150,7 +150,7 @@ async function readFigures(c: Context<ConsoleEnv>, userId: number, s: StatementC
 }
 
 /**
- * A day of the statement's form, and beside it why it makes no statement if it is the field at
+ * A day of the statement's form, and under it why it makes no statement if it is the field at
  * fault. A day that is none (`2026-02-31`) is drawn in a text field as typed: a date field shows
  * such a value empty, as if nothing had been typed.
  */
@@ -165,8 +165,10 @@ function DayField(props: {
   const day = props.choice[props.name];
   const problem = props.problem?.field === props.name ? props.problem : undefined;
   const typed = problem !== undefined && !v.is(Day, day);
+  // The field and its words together, so the words stand under it, as wide as it, and the row
+  // of the form stays one row (console.css).
   return (
-    <>
+    <div class="field">
       <label>
         <span>{props.label}</span>
         <input
@@ -187,7 +189,7 @@ function DayField(props: {
           {problem.text}
         </p>
       )}
-    </>
+    </div>
   );
 }
 
@@ -219,15 +221,17 @@ export function StatementSection(props: {
         </label>
         <DayField name="from" label={DAY_LABELS.from} choice={s} problem={problem} focus={shown} />
         <DayField name="to" label={DAY_LABELS.to} choice={s} problem={problem} focus={shown} />
-        <button type="submit">Show statement</button>
-        {/* The CSV of the days in the form, as typed, whether or not they were shown yet. */}
-        <button
-          type="submit"
-          class="secondary"
-          formaction={`${BASE}/users/${props.userId}/statement.csv`}
-        >
-          Download CSV
-        </button>
+        <div class="buttons">
+          <button type="submit">Show statement</button>
+          {/* The CSV of the days in the form, as typed, whether or not they were shown yet. */}
+          <button
+            type="submit"
+            class="secondary"
+            formaction={`${BASE}/users/${props.userId}/statement.csv`}
+          >
+            Download CSV
+          </button>
+        </div>
       </form>
       {read === undefined ? (
         <Empty>No wallets yet.</Empty>

@@ -550,6 +550,40 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(overflow).toBe(true);
   });
 
+  it("keeps a statement's row whole at 1280 px when a day is refused, the words under the field at fault", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    try {
+      // To before From: refused beside From.
+      await page.goto(`${userPage}?wallet=ngn&from=2026-11-20&to=2026-11-10`);
+      const statement = page.locator("#statement");
+      const words = (await statement.getByRole("alert").boundingBox())!;
+      const controls = await Promise.all(
+        [
+          // Named by its label and its option chosen, as a select inside its label is.
+          statement.locator('select[name="wallet"]'),
+          statement.getByLabel("From", { exact: true }),
+          statement.getByLabel("To", { exact: true }),
+          statement.getByRole("button", { name: "Show statement" }),
+          statement.getByRole("button", { name: "Download CSV" }),
+        ].map(async (control) => (await control.boundingBox())!),
+      );
+      // One row, each right of the one before; every field and button level, of one height.
+      for (const [i, box] of controls.slice(1).entries())
+        expect(box.x, `control ${i + 1}`).toBeGreaterThan(controls[i]!.x);
+      for (const [i, box] of controls.entries()) {
+        expect(Math.abs(box.y - controls[0]!.y), `control ${i}`).toBeLessThan(1);
+        expect(Math.abs(box.height - controls[0]!.height), `control ${i}`).toBeLessThan(1);
+      }
+      // The words under From, within its width.
+      const from = controls[1]!;
+      expect(words.y).toBeGreaterThanOrEqual(from.y + from.height);
+      expect(words.x).toBeGreaterThanOrEqual(from.x - 1);
+      expect(words.x + words.width).toBeLessThanOrEqual(from.x + from.width + 1);
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
+  });
+
   it("keeps a user's entries of millions within their card at 1280 px, Reverse on the screen", async () => {
     // Amounts of an ordinary payroll in naira: at 1280 px the entries scrolled sideways, each
     // Reverse link cut off at the card's edge. One of them in a wallet of a longer id, as the
