@@ -160,9 +160,9 @@ function marked(html: string) {
       return [...f.matchAll(/<(?:input|select)[^>]*aria-invalid="true"[^>]*>/g)].map((m) => {
         const name = m[0].match(/name="([^"]*)"/)?.[1];
         const describedBy = m[0].match(/aria-describedby="([^"]*)"/)?.[1];
-        // Described by the notice, and by the field's hint too if it has one (a transfer's recipient).
-        const described = describedBy?.split(" ").includes("notice");
-        return `${action} ${name} ${described ? "described" : describedBy}`;
+        // Described by the notice, and by the field's hint too where it has one (an amount, a recipient).
+        const byNotice = describedBy?.split(" ").includes("notice");
+        return `${action} ${name} ${byNotice ? "described" : describedBy}`;
       });
     });
 }

@@ -137,7 +137,7 @@ describe("the Transfer form's recipient", () => {
     });
     const back = await follow(sent, cookie);
     expect(back.html).toContain(
-      `value="bob" aria-invalid="true" aria-describedby="notice to_user_id-hint"/></label><p class="field-error" aria-hidden="true">To user requires an integer</p><p id="to_user_id-hint" class="field-hint">`,
+      `value="bob" aria-invalid="true" aria-describedby="notice to-user-hint"/></label><p class="field-error" aria-hidden="true">To user requires an integer</p><p class="hint" id="to-user-hint">`,
     );
   });
 
@@ -147,7 +147,7 @@ describe("the Transfer form's recipient", () => {
       page.html.indexOf(`action="/wallet-admin/users/${holder.id}/transfer"`),
     );
     expect(transfer).toMatch(
-      /<label><span>To user<\/span><input name="to_user_id" [^>]*aria-describedby="to_user_id-hint"\/><\/label><p id="to_user_id-hint" class="field-hint">A user&#39;s id, as the Users list shows it\.<\/p>/,
+      /<label><span>To user<\/span><input name="to_user_id" [^>]*aria-describedby="to-user-hint"\/><\/label><p class="hint" id="to-user-hint">A user&#39;s id, as the Users list shows it\.<\/p>/,
     );
   });
 });

@@ -88,8 +88,9 @@ form.inline :is(select, input, button) { height: 2.6rem; }
 [aria-invalid="true"] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
 /* Why a field was refused, right under it (views.tsx FieldWhy). */
 form p.field-error { color: var(--bad); font-size: .9em; margin: -.35rem 0 0; }
-/* What a field takes, and where to find it, under it (views.tsx Field's hint). */
-form p.field-hint { color: var(--muted); font-size: .9em; margin: -.35rem 0 0; }
+/* What a field takes (an amount's form), under it and any words of its refusal (views.tsx Field). */
+p.hint { color: var(--muted); font-size: .9em; }
+form.stack p.hint { margin-top: -.35rem; }
 table.figures { max-width: 30rem; }
 /* A username or a note of one long word breaks anywhere: the card keeps the screen's width. */
 table.figures td { overflow-wrap: anywhere; }

@@ -13,7 +13,18 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, field, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Empty, type Notice, Pager, PostButton, refusedForm, Table, When } from "./views";
+import {
+  AMOUNT_FORM,
+  Csrf,
+  Empty,
+  hinted,
+  type Notice,
+  Pager,
+  PostButton,
+  refusedForm,
+  Table,
+  When,
+} from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -71,6 +82,9 @@ const capturedText = ({ hold, wallet }: HoldView) => formatExact(hold.capturedMi
 
 /** A hold's capture form, as a refused capture names it to be drawn again with its amount. */
 const captureForm = (holdId: number) => `capture-${holdId}`;
+
+/** The words under the holds that say what a capture's amount takes, which each describes. */
+const CAPTURE_HINT = "capture-hint";
 
 export function HoldsSection(props: {
   userId: number;
@@ -135,7 +149,7 @@ export function HoldsSection(props: {
                         placeholder="all"
                         aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
                         value={refused.kept.amount}
-                        {...refused.fault("amount")}
+                        {...hinted(refused.fault("amount"), CAPTURE_HINT)}
                       />
                       <button type="submit">Capture hold {String(h.id)}</button>
                     </form>
@@ -154,6 +168,12 @@ export function HoldsSection(props: {
           );
         })}
       </Table>
+      {/* Once for the table: under each field, its rows would stand taller than their buttons. */}
+      {holds.some((view) => view.status === "held") && (
+        <p class="hint" id={CAPTURE_HINT}>
+          Capture takes the amount typed beside it, all of the hold if none; in {AMOUNT_FORM}
+        </p>
+      )}
       <Pager
         {...props.pager}
         path={`${BASE}/users/${props.userId}`}

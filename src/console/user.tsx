@@ -22,6 +22,7 @@ import { BASE, endSession } from "./session";
 import { StatementSection, userStatement } from "./statement";
 import { BalancesSection, HOLDS_SHOWN, HoldsSection } from "./user-holds";
 import {
+  AMOUNT_FORM,
   Chart,
   Choice,
   Csrf,
@@ -121,6 +122,7 @@ function MoneyForm(props: {
         label="Amount"
         name="amount"
         refused={refused}
+        hint={{ id: `${props.action}-amount-hint`, text: `In ${AMOUNT_FORM}` }}
         inputmode="decimal"
         required
         autocomplete="off"
@@ -134,7 +136,7 @@ function MoneyForm(props: {
           required
           autocomplete="off"
           placeholder="user id"
-          hint="A user's id, as the Users list shows it."
+          hint={{ id: "to-user-hint", text: "A user's id, as the Users list shows it." }}
         />
       )}
       <Field label="Note" name="note" refused={refused} autocomplete="off" />

@@ -248,44 +248,50 @@ const FieldWhy = (props: { refused: RefusedForm | undefined; name: string; label
 export type RefusedForm = ReturnType<typeof refusedForm>;
 
 /**
+ * The form an amount is typed in, as the API reads it, for a hint beside an amount's field: a
+ * thousands separator is refused in words (`requires a valid amount`) that do not say so.
+ */
+export const AMOUNT_FORM = "digits and a dot, no commas: 1000.50";
+
+/** A field's marks (`RefusedForm.fault`) with its hint, element `hintId`, among what describes it. */
+export const hinted = (marks: { "aria-describedby"?: string }, hintId: string) => ({
+  ...marks,
+  "aria-describedby": [marks["aria-describedby"], hintId].filter(Boolean).join(" "),
+});
+
+/**
  * A text field of a form that may come back refused, under its label: `<input>` with `name`, then
  * the attributes given, in their order, then the value `refused` kept for it, then its marks if the
  * refusal is about it. A `value` given is what the form shows until something is kept, and stays
  * where it is written (a kept value takes its place), so a field may draw it before others. A
  * password is never drawn again, whatever was kept. No `refused`: a form that is never drawn again
- * (a reversal's note). A `hint` is drawn under it, after any refusal's words, and describes it
- * (its id is `name-hint`: a field with a hint is the only one of its name on its page).
+ * (a reversal's note). A `hint` (what the field takes: an amount's form) is drawn under it, after
+ * any refusal's words, and describes the field, as the notice does when the field is at fault.
  */
 export function Field(
   props: {
     label: string;
     name: string;
     refused?: RefusedForm;
-    hint?: string;
+    /** Its words and their id, unique on the page. */
+    hint?: { id: string; text: string };
   } & JSX.IntrinsicElements["input"],
 ) {
   const { label, name, refused, hint, ...attributes } = props;
   const kept = attributes.type === "password" ? undefined : refused?.kept[name];
   const fault = refused?.fault(name) ?? {};
-  const hintId = hint === undefined ? undefined : `${name}-hint`;
-  const describedBy = [fault["aria-describedby"], hintId].filter(Boolean).join(" ");
+  const marks = hint ? hinted(fault, hint.id) : fault;
   // `value` set after the spread keeps the place the spread gave it, if it gave one.
   return (
     <>
       <label>
         <span>{label}</span>
-        <input
-          name={name}
-          {...attributes}
-          value={kept ?? attributes.value}
-          {...fault}
-          aria-describedby={describedBy || undefined}
-        />
+        <input name={name} {...attributes} value={kept ?? attributes.value} {...marks} />
       </label>
       <FieldWhy refused={refused} name={name} label={label} />
-      {hint !== undefined && (
-        <p id={hintId} class="field-hint">
-          {hint}
+      {hint && (
+        <p class="hint" id={hint.id}>
+          {hint.text}
         </p>
       )}
     </>
