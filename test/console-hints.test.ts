@@ -1,5 +1,6 @@
-// What a console field takes, said under it and describing it: an amount's form on the money forms
-// and a capture's (a thousands separator is refused in the API's words, which do not say so).
+// What a console field takes, or why it comes back empty, said under it and describing it: an
+// amount's form on the money forms and a capture's (a thousands separator is refused in the API's
+// words, which do not say so), and a refused webhook's URL, drawn again empty on purpose.
 import { beforeAll, describe, expect, it } from "vitest";
 import { Field, refusedForm } from "../src/console/views";
 import { consoleOf, form, hidden } from "./console-helpers";
@@ -126,5 +127,37 @@ describe("an amount's field", () => {
     expect(String(Field({ label: "Amount", name: "amount", refused: blank, hint }))).toBe(
       '<label><span>Amount</span><input name="amount" aria-describedby="f-hint"/></label><p class="hint" id="f-hint">In digits</p>',
     );
+  });
+});
+
+describe("a refused webhook's URL", () => {
+  const NOT_KEPT =
+    "Type the URL again: a refused form comes back without it, as its path or query may hold the receiver&#39;s secret.";
+
+  it("says under the field, drawn again empty, that it was not kept and why", async () => {
+    // Its own secret: the list above the form shows other tests' webhooks.
+    const secret = unique("hush");
+    for (const [url, events] of [
+      [`https://hooks.example.com/services/T0/B0/XXXX?token=${secret}`, "no.such.event"],
+      ["ftp://hooks.example.com/x", "transaction.created"],
+    ]) {
+      const page = await sent("/webhooks", { url: url!, events: events! });
+      expect(page.html, url).toContain("New webhook refused.");
+      expect(page.html, url).not.toContain(secret);
+      expect(page.html, url).toMatch(
+        /<input name="url" type="url" required="" autocomplete="off"[^>]*aria-describedby="(notice )?url-not-kept"\/>/,
+      );
+      expect(textOf(page.html, "url-not-kept"), url).toBe(NOT_KEPT);
+    }
+  });
+
+  it("says nothing of it on the form not sent, nor under another refusal of the page", async () => {
+    const page = await request("/webhooks", { cookie });
+    expect(page.html).toContain('<input name="url" type="url" required="" autocomplete="off"/>');
+    expect(page.html).not.toContain("url-not-kept");
+    const other = await sent("/webhooks/999999999/test", {});
+    expect(other.html).toContain("Test refused.");
+    expect(other.html).toContain('<input name="url" type="url" required="" autocomplete="off"/>');
+    expect(other.html).not.toContain("url-not-kept");
   });
 });

@@ -249,11 +249,13 @@ describe("the console's webhooks screen", () => {
 
   it("keeps a refused URL out of the notice cookie, which is signed but not sealed: the form comes back without it", async () => {
     const page = await request("/webhooks", { cookie });
-    // The URL comes back empty, marked when it is the field at fault.
-    const marked = ' aria-invalid="true" aria-describedby="notice"';
+    // The URL comes back empty, marked when it is the field at fault, described by the words under
+    // it that say why it is empty.
+    const marked = ' aria-invalid="true" aria-describedby="notice url-not-kept"';
+    const unmarked = ' aria-describedby="url-not-kept"';
     for (const [url, events, why, urlMark] of [
       [SECRET_URL.replace("hooks.example.com", "10.0.0.1"), "user.created", "private", marked],
-      [SECRET_URL, "no.such", "no.such", ""],
+      [SECRET_URL, "no.such", "no.such", unmarked],
     ] as const) {
       const res = await request("/webhooks", {
         method: "POST",

@@ -151,6 +151,15 @@ function WebhooksView(props: {
           label="URL (https://)"
           name="url"
           refused={refused}
+          // Drawn again empty (POST /webhooks), which looks lost unless it says why.
+          hint={
+            props.notice?.refused?.form === "new-webhook"
+              ? {
+                  id: "url-not-kept",
+                  text: "Type the URL again: a refused form comes back without it, as its path or query may hold the receiver's secret.",
+                }
+              : undefined
+          }
           type="url"
           required
           autocomplete="off"
