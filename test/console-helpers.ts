@@ -1,6 +1,6 @@
 // What the console's tests share: a request to one of its pages as a browser sends it (a cookie,
-// no redirect followed), a redirect followed with its notice, a form body, a hidden field of a
-// page, and a sign-in's session cookie.
+// no redirect followed), a redirect followed with its notice, a form sent and the page it shows, a
+// form body, a hidden field of a page, and a sign-in's session cookie.
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { PASSWORD, testApp } from "./helpers";
@@ -43,7 +43,12 @@ export function consoleOf(app = testApp()) {
       cookie: [cookie, ...left].join("; "),
     });
   }
-  return { request, signIn, follow };
+  /** The page a form's answer shows, sent with `cookie`: the page it redirects to, or the answer. */
+  async function shown(path: string, fields: Record<string, string>, cookie: string) {
+    const res = await request(path, { method: "POST", cookie, body: form(fields) });
+    return res.status === 303 ? follow(res, cookie) : res;
+  }
+  return { request, signIn, follow, shown };
 }
 
 export const NOTICE = "wallet_admin_notice";

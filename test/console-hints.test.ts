@@ -3,7 +3,7 @@
 // words, which do not say so), and a refused webhook's URL, drawn again empty on purpose.
 import { beforeAll, describe, expect, it } from "vitest";
 import { Field, refusedForm } from "../src/console/views";
-import { consoleOf, form, hidden } from "./console-helpers";
+import { consoleOf, hidden } from "./console-helpers";
 import {
   call,
   credit,
@@ -15,7 +15,7 @@ import {
   unique,
 } from "./helpers";
 
-const { request, signIn, follow } = consoleOf(testApp());
+const { request, signIn, shown } = consoleOf(testApp());
 
 let admin: TestUser;
 let cookie: string;
@@ -27,15 +27,9 @@ beforeAll(async () => {
   csrf = hidden((await request("/users", { cookie })).html, "_csrf");
 });
 
-/** The page a console form's answer shows: the page it redirects to, or the answer itself. */
-async function sent(path: string, fields: Record<string, string>) {
-  const res = await request(path, {
-    method: "POST",
-    cookie,
-    body: form({ _csrf: csrf, ...fields }),
-  });
-  return res.status === 303 ? follow(res, cookie) : res;
-}
+/** The page a console form's answer shows, sent with this test's session. */
+const sent = (path: string, fields: Record<string, string>) =>
+  shown(path, { _csrf: csrf, ...fields }, cookie);
 
 /** The element `id` of `html`'s text, or undefined when there is none. */
 const textOf = (html: string, id: string) =>

@@ -15,7 +15,7 @@ import {
   unique,
 } from "./helpers";
 
-const { request, signIn, follow } = consoleOf(testApp());
+const { request, signIn, shown } = consoleOf(testApp());
 
 let admin: TestUser;
 let cookie: string;
@@ -27,15 +27,9 @@ beforeAll(async () => {
   csrf = hidden((await request("/users", { cookie })).html, "_csrf");
 });
 
-/** The page a console form's answer shows: the answer itself, or the page it redirects to. */
-async function sent(path: string, fields: Record<string, string>) {
-  const res = await request(path, {
-    method: "POST",
-    cookie,
-    body: form({ _csrf: csrf, ...fields }),
-  });
-  return res.status === 303 ? follow(res, cookie) : res;
-}
+/** The page a console form's answer shows, sent with this test's session. */
+const sent = (path: string, fields: Record<string, string>) =>
+  shown(path, { _csrf: csrf, ...fields }, cookie);
 
 /** The value the field `name` is drawn with, or undefined when it has none. */
 const drawnValue = (html: string, name: string) =>
