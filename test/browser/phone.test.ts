@@ -3,7 +3,7 @@
 // enough to read, an entry's cells two lines at most, a long username within the screen, the users
 // list as wide as the screen, every table with buttons in its rows as wide as the screen, its
 // buttons on it, a table's buttons on one line, a hold's Void beside its Capture and its note on
-// one line, and a statement's day that is none shown as typed with its words beside it, and each
+// one line, and a statement's day that is none shown as typed with its words under it, and each
 // money form within its card however long a wallet's name. Data through the API.
 import { randomBytes } from "node:crypto";
 import { createServer, type Server as HttpServer } from "node:http";
