@@ -392,7 +392,7 @@ describe("the console's Statement section", () => {
   it.each([
     ["ends before it starts", "2026-11-12", "2026-11-05"],
     ["starts in the future", "2999-01-01", "2999-01-31"],
-  ])("shows no statement for a range that %s, and says so beside From", async (_, from, to) => {
+  ])("shows no statement for a range that %s, and says so under From", async (_, from, to) => {
     // The service's words name the fields as GET /statements does (`from`, `to`); here, by label.
     const words = "No statement: From must not be after To (nor in the future).";
     const days = `wallet=${wallet}&from=${from}&to=${to}`;
