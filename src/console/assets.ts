@@ -1,6 +1,28 @@
 // The console's only stylesheet and script, served by the Worker (the Content-Security-Policy allows
 // nothing inline and nothing from elsewhere).
 
+/**
+ * The stacked layout (described above its uses below) of the table of classes `stacked` and
+ * `table`, on a screen `width` wide or narrower (16 px to a media query's rem): each table stacks
+ * below the width it needs; `own` sets its columns. `:where` keeps the selectors as specific as
+ * `.stacked` alone, so the table's own rules, after them, win.
+ */
+function stackedBelow(width: string, table: string, own: string) {
+  const t = `.stacked:where(.${table})`;
+  return `@media (max-width: ${width}) {
+  ${t} { display: grid; }
+  ${t} :is(thead, tbody, tr) { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; }
+  ${t} tr { border-bottom: 1px solid var(--line); }
+  ${t} :is(th, td) { border: 0; }
+  ${t} :is(th, td):nth-child(odd) { grid-row: 1; padding-bottom: 0; }
+  ${t} :is(th, td):nth-child(even) { grid-row: 2; }
+  ${t} :is(th, td).line { grid-row: auto; grid-column: 1 / -1; padding-top: 0; }
+  /* A request id longer than the line breaks rather than widen the table. */
+  ${t} .line code { white-space: normal; overflow-wrap: anywhere; }
+  ${t} td.note { min-width: 0; }${own}
+}`;
+}
+
 export const CSS = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #d9dde5; --bg: #f6f7f9;
   --accent: #1f5fbf; --bad: #a4262c; --good: #1b6e3a; font: 15px/1.45 system-ui, sans-serif; }
@@ -95,7 +117,7 @@ table.figures { max-width: 30rem; }
 /* A username or a note of one long word breaks anywhere: the card keeps the screen's width. */
 table.figures td { overflow-wrap: anywhere; }
 caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
-/* A hold's amount, Capture and Void on one line (its table scrolls, but on a phone: below). */
+/* A hold's amount, Capture and Void on one line (on a narrower screen: below, stackedBelow). */
 .actions { display: flex; gap: .8rem; }
 .actions form { display: flex; gap: .4rem; }
 .actions input { width: 6rem; }
@@ -103,44 +125,61 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .buttons { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }
-/* A table too wide for a phone (class stacked, its columns set by its own class below), on one:
-   its cells two to a column, each pair's second under its first, the header row as each row, so a
-   header stays over its cells; a cell marked line (a row's buttons, a request id) on a line of its
-   own beneath them, as wide as the table (after the paired cells: pairs go by a cell's position).
-   No sideways scrolling to reach a row's buttons, and still a table to a screen reader (subgrid:
-   every row's columns are the table's). */
-@media (max-width: 40rem) {
-  .stacked { display: grid; }
-  .stacked :is(thead, tbody, tr) { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; }
-  .stacked tr { border-bottom: 1px solid var(--line); }
-  .stacked :is(th, td) { border: 0; }
-  .stacked :is(th, td):nth-child(odd) { grid-row: 1; padding-bottom: 0; }
-  .stacked :is(th, td):nth-child(even) { grid-row: 2; }
-  .stacked :is(th, td).line { grid-row: auto; grid-column: 1 / -1; padding-top: 0; }
-  /* A request id longer than the line breaks rather than widen the table. */
-  .stacked .line code { white-space: normal; overflow-wrap: anywhere; }
-  .stacked td.note { min-width: 0; }
+/* A table too wide for its card (class stacked, its columns set by its own class below), on a
+   screen too narrow for it (stackedBelow): its cells two to a column, each pair's second under its
+   first, the header row as each row, so a header stays over its cells; a cell marked line (a row's
+   buttons, a request id) on a line of its own beneath them, as wide as the table (after the paired
+   cells: pairs go by a cell's position). No sideways scrolling to reach a row's buttons, and still
+   a table to a screen reader (subgrid: every row's columns are the table's). */
+${stackedBelow(
+  "40rem",
+  "users",
+  `
   /* Users: the id beside both lines, e-mail under username, balances under role. */
   .users { grid-template-columns: min-content minmax(0, 1fr) min-content; }
   .users :is(th, td):first-child { grid-row: 1 / span 2; padding-bottom: .35rem; }
   .users :is(th, td):nth-child(even) { grid-row: 1; padding-bottom: 0; }
   .users :is(th, td):nth-child(odd):not(:first-child) { grid-row: 2; padding-bottom: .35rem; }
-  .users :is(th, td):is(:nth-child(2), :nth-child(3)) { overflow-wrap: anywhere; }
+  .users :is(th, td):is(:nth-child(2), :nth-child(3)) { overflow-wrap: anywhere; }`,
+)}
+${stackedBelow(
+  "40rem",
+  "keys",
+  `
+  /* A key: name under id, scope under user, Revoke under last used. */
+  .keys { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) min-content; }
+  .keys :is(th, td):nth-child(-n+4) { overflow-wrap: anywhere; }`,
+)}
+/* A webhook's deliveries take 630 px, 699 px of screen. */
+${stackedBelow(
+  "48rem",
+  "deliveries",
+  `
+  /* A delivery: event under time, status under attempt, latency under HTTP; Resend. */
+  .deliveries { grid-template-columns: min-content minmax(0, 1fr) min-content; }
+  /* An error's reference, one long word, breaks anywhere within its column. */
+  .deliveries td:nth-child(4) { overflow-wrap: anywhere; }`,
+)}
+/* A user's holds of millions (₦1,234,567.89) take 969 px, 1038 px of screen. */
+${stackedBelow(
+  "68rem",
+  "holds",
+  `
   /* A hold: wallet under id, status under amount, expiry; then its note, then Capture and Void. */
   .holds { grid-template-columns: min-content minmax(0, 1fr) min-content; }
   /* Void under Capture where a hold's id is too long for both on the line (320 px, hold 123456). */
-  .holds .actions { flex-wrap: wrap; gap: .4rem; }
-  /* An entry: date under id, wallet under type, balance after under amount; then its note, request
-     id and Reverse. */
-  .entries { grid-template-columns: min-content minmax(0, 1fr) min-content; }
-  /* A key: name under id, scope under user, Revoke under last used. */
-  .keys { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) min-content; }
-  .keys :is(th, td):nth-child(-n+4) { overflow-wrap: anywhere; }
-  /* A webhook's delivery: event under time, status under attempt, latency under HTTP; Resend. */
-  .deliveries { grid-template-columns: min-content minmax(0, 1fr) min-content; }
-  /* An error's reference, one long word, breaks anywhere within its column. */
-  .deliveries td:nth-child(4) { overflow-wrap: anywhere; }
-}
+  .holds .actions { flex-wrap: wrap; gap: .4rem; }`,
+)}
+/* A user's entries of millions (₦12,345,678.90) in ngn_payroll take 1165 px, 1234 px of screen;
+   at 1280 px (80rem) they fit. */
+${stackedBelow(
+  "78rem",
+  "entries",
+  `
+  /* An entry: date under id, wallet under type, balance after under amount; then its note,
+     request id and Reverse. */
+  .entries { grid-template-columns: min-content minmax(0, 1fr) min-content; }`,
+)}
 `;
 
 /**

@@ -2,9 +2,10 @@
 // runs it): the skip link and the focus ring, dates that never break inside, a chart's text large
 // enough to read, an entry's cells two lines at most, a long username within the screen, the users
 // list as wide as the screen, every table with buttons in its rows as wide as the screen, its
-// buttons on it, a table's buttons on one line, a hold's Void beside its Capture and its note on
-// one line, and a statement's day that is none shown as typed with its words under it, and each
-// money form within its card however long a wallet's name. Data through the API.
+// buttons on it, at any width from 320 to 1280 px, a table's buttons on one line, a hold's Void
+// beside its Capture and its note on one line, and a statement's day that is none shown as typed
+// with its words under it, and each money form within its card however long a wallet's name.
+// Data through the API.
 import { randomBytes } from "node:crypto";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -90,6 +91,46 @@ function contrastOnWhite(rgb: string) {
     return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
   }) as [number, number, number];
   return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05);
+}
+
+/** The widths a table with buttons in its rows is checked at: phones, tablets, a desktop. */
+const WIDTHS = [390, 320, 641, 720, 800, 900, 1024, 1280];
+
+/** A screen to check (its address) and its rows' controls, each by role and name. */
+type Screen = [string, ["button" | "link", RegExp][]];
+
+/**
+ * At each width, each screen as wide as the viewport, none of its tables scrolling sideways and
+ * every control named within the viewport (there is one of each at least); 390 px wide after.
+ */
+async function expectControlsOnScreen(screens: Screen[], widths: number[]) {
+  const sideways = (scrollers: Scroller[]) =>
+    scrollers.map((s) => s.scrollWidth - s.clientWidth).filter((px) => px > 0);
+  const pageWidth = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
+  try {
+    for (const width of widths) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const [path, names] of screens) {
+        await page.goto(path);
+        await page.waitForLoadState();
+        const at = `${width} px, ${path}`;
+        expect(await page.evaluate(pageWidth), at).toBe(width);
+        expect(await page.locator("main .scroll").evaluateAll(sideways), at).toEqual([]);
+        for (const [role, name] of names) {
+          const controls = await page.getByRole("main").getByRole(role, { name }).all();
+          expect(controls.length, `${at}: ${name}`).toBeGreaterThan(0);
+          for (const control of controls) {
+            const box = (await control.boundingBox())!;
+            const shown = `${at}: ${await control.textContent()} ${JSON.stringify(box)}`;
+            expect(box.x, shown).toBeGreaterThanOrEqual(0);
+            expect(box.x + box.width, shown).toBeLessThanOrEqual(width);
+          }
+        }
+      }
+    }
+  } finally {
+    await page.setViewportSize({ width: 390, height: 844 });
+  }
 }
 
 beforeAll(async () => {
@@ -197,9 +238,9 @@ describe("the console at phone width, by keyboard, in chromium", () => {
   });
 
   it("keeps an entry's cells to two lines, its date over its time, the request id whole on one line", async () => {
-    // On the phone, where its cells stack, and at a tablet's and a small laptop's width, where the
-    // table scrolls.
-    for (const width of [390, 800, 1024]) {
+    // On the phone, at a tablet's and at a small laptop's width, where its cells stack, and at a
+    // desktop's, where they do not.
+    for (const width of [390, 800, 1024, 1280]) {
       await page.setViewportSize({ width, height: 844 });
       await page.goto(userPage);
       const cols = await page.locator("#entries thead th").allTextContents();
@@ -359,7 +400,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     );
   });
 
-  it("fits each table with buttons in its rows to the phone, every button on the screen", async () => {
+  it("fits each table with buttons in its rows to the screen at any width, every button on it", async () => {
     // The holds (856 px of content in a 351 px card), the entries (817 px), the API keys and a
     // webhook's deliveries drew their buttons past the screen's right edge, reached only by
     // scrolling the table sideways; Revoke key was cut mid-word.
@@ -391,7 +432,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
         { timeout: 30_000 },
       )
       .toBeGreaterThan(0);
-    const screens: [string, ["button" | "link", RegExp][]][] = [
+    const screens: Screen[] = [
       [
         userPage,
         [
@@ -403,35 +444,10 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       [`${server.base}/wallet-admin/api-keys`, [["button", /^Revoke key \d+$/]]],
       [webhooks, [["button", /^Resend event \d+$/]]],
     ];
-    const sideways = (scrollers: Scroller[]) =>
-      scrollers.map((s) => s.scrollWidth - s.clientWidth).filter((px) => px > 0);
-    // On the phone, and on the narrowest one, where a hold's Void goes under its Capture.
-    for (const width of [390, 320]) {
-      await page.setViewportSize({ width, height: 844 });
-      try {
-        for (const [path, names] of screens) {
-          await page.goto(path);
-          await page.waitForLoadState();
-          const at = `${width} px, ${path}`;
-          const pageWidth = () =>
-            (globalThis as unknown as Window).document.documentElement.scrollWidth;
-          expect(await page.evaluate(pageWidth), at).toBe(width);
-          expect(await page.locator("main .scroll").evaluateAll(sideways), at).toEqual([]);
-          for (const [role, name] of names) {
-            const controls = await page.getByRole("main").getByRole(role, { name }).all();
-            expect(controls.length, `${at}: ${name}`).toBeGreaterThan(0);
-            for (const control of controls) {
-              const box = (await control.boundingBox())!;
-              const shown = `${at}: ${await control.textContent()} ${JSON.stringify(box)}`;
-              expect(box.x, shown).toBeGreaterThanOrEqual(0);
-              expect(box.x + box.width, shown).toBeLessThanOrEqual(width);
-            }
-          }
-        }
-      } finally {
-        await page.setViewportSize({ width: 390, height: 844 });
-      }
-    }
+    // On the phone, on the narrowest one, where a hold's Void goes under its Capture, and wider:
+    // from 641 px, where they stopped stacking, the holds scrolled sideways (320 px past their
+    // card at 641 px) and the entries (510 px), their buttons out of sight.
+    await expectControlsOnScreen(screens, WIDTHS);
   });
 
   it("draws a hold's Capture and Void buttons with their words on one line", async () => {
@@ -584,7 +600,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     }
   });
 
-  it("keeps a user's entries of millions within their card at 1280 px, Reverse on the screen", async () => {
+  it("keeps a user's holds and entries of millions within their cards at any width, their buttons on the screen", async () => {
     // Amounts of an ordinary payroll in naira: at 1280 px the entries scrolled sideways, each
     // Reverse link cut off at the card's edge. One of them in a wallet of a longer id, as the
     // entries name each one's wallet. (The money forms' tests before this one expect one wallet.)
@@ -622,6 +638,26 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     } finally {
       await page.setViewportSize({ width: 390, height: 844 });
     }
+    // With a hold of millions too, narrower: from 641 px to 1024 px the holds (up to 397 px past
+    // their card, at 641 px) and the entries (up to 594 px) scrolled sideways, their buttons out of
+    // sight.
+    // Not at 320 px, where the balances of millions scroll, a table with no buttons.
+    await api("POST", "/holds", {
+      user_id: Number(rich.id),
+      wallet_id: "ngn_payroll",
+      amount: "1234567.89",
+      request_id: "phone-hold-of-millions",
+      note: "deposit for order 1",
+    });
+    const controls: Screen[1] = [
+      ["button", /^Capture hold \d+$/],
+      ["button", /^Void hold \d+$/],
+      ["link", /^Reverse transaction \d+$/],
+    ];
+    await expectControlsOnScreen(
+      [[`${server.base}/wallet-admin/users/${rich.id}`, controls]],
+      WIDTHS.filter((width) => width !== 320),
+    );
   });
 
   it("keeps each money form within its card when a wallet's name is long, at any width", async () => {
