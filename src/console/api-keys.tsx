@@ -34,7 +34,7 @@ type Keys = Awaited<ReturnType<typeof listKeys>>;
 /** Every key, with its owner, when it was last used, and a Revoke button while it works. */
 function KeysTable(props: { keys: Keys; session: Session }) {
   return (
-    // On a phone its cells stack (console.css), Revoke under the last use.
+    // On a phone (console.css) its cells stack, Revoke under the last use.
     <Table
       class="stacked keys"
       cols={["ID", "Name", "User", "Scope", "Last used (UTC)", "State"]}

@@ -98,7 +98,8 @@ export function HoldsSection(props: {
   return (
     <section id="holds">
       <h2>Holds</h2>
-      {/* On a phone its cells stack (console.css), Capture and Void on a line of their own. */}
+      {/* Narrower than it needs (console.css), its cells stack, Capture and Void on a line of
+          their own. */}
       <Table
         class="stacked holds"
         cols={["ID", "Wallet", "Amount", "Status", "Expires (UTC)", "Note"]}

@@ -208,7 +208,7 @@ function Entries(props: { d: UserData }) {
               <td class="num">{formatExact(e.amountMinor, row)}</td>
               <td class="num">{formatExact(e.balanceAfterMinor, row)}</td>
               {/* The note a sentence wide, the request id whole on one line, since any of its
-                  characters may be the one that tells two apart; on a phone (console.css) each
+                  characters may be the one that tells two apart; stacked (console.css), each
                   on a line of its own under the figures (a request id longer than the line
                   broken), Reverse beneath them. */}
               <td class="note line">{e.note}</td>

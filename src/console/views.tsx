@@ -433,12 +433,12 @@ const hasRow = (child: unknown): boolean =>
 /**
  * Rows under one header row, scrolling sideways on a narrow screen. Columns named in `num` hold
  * figures (right-aligned); `actions` adds a last column for each row's buttons (`Action`); `class`
- * names the table for a layout of its own (console.css): `stacked` and its own class, laid out to
- * a phone's width, where the columns named in `lines` take a line each (their cells say so too,
- * `class="line"`, as a figure's say `num`). Without a row it is no table, which would be a
- * header row alone, but `empty`'s words (`No API keys yet.`); null where the page says it already
- * (a search that matched no one, a page past the last) or the table always has a row (a batch's
- * legs).
+ * names the table for a layout of its own (console.css): `stacked` and its own class, stacked on
+ * a screen narrower than it needs, where the columns named in `lines` take a line each (their
+ * cells say so too, `class="line"`, as a figure's say `num`). Without a row it is no table, which
+ * would be a header row alone, but `empty`'s words (`No API keys yet.`); null where the page says
+ * it already (a search that matched no one, a page past the last) or the table always has a row (a
+ * batch's legs).
  */
 export function Table(props: {
   cols: string[];

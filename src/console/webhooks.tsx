@@ -42,7 +42,7 @@ type Delivery = Omit<DeliveryRow, "id">;
 
 function Deliveries(props: { session: Session; hook: EndpointRow; rows: Delivery[] }) {
   return (
-    // On a phone its cells stack (console.css), Resend on a line of its own.
+    // Narrower than it needs (console.css), its cells stack, Resend on a line of its own.
     <Table
       class="stacked deliveries"
       cols={["When (UTC)", "Event", "Attempt", "Status", "HTTP", "Latency", "Resend"]}
