@@ -5,6 +5,7 @@ import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { PER_PAGE } from "../src/console/page";
+import { Chart } from "../src/console/views";
 import { noticeLeft } from "./console-helpers";
 import {
   appAt,
@@ -558,5 +559,32 @@ describe("a user's balance chart", () => {
     // ₦5.00 at 6 units or more above the line (about 3 px on a phone), ₦0.00 on it.
     expect(zero - ys[1]!).toBeGreaterThanOrEqual(6);
     expect(ys[2]).toBe(zero);
+  });
+
+  it.each([
+    ["a small figure below zero beside a peak", [-5, 100_000_000]],
+    ["a small figure above zero beside a deep low", [5, -100_000_000]],
+    ["figures below zero alone, one far below", [-100_000_000, -5]],
+  ])("keeps every figure inside the plot: %s", (_, figures) => {
+    // Kept off the zero line, a figure beside a far larger one on the other side of zero was
+    // pushed past the plot's edge with its label, over the zero's (an imported balance below zero).
+    const svg = String(
+      Chart({
+        title: "t",
+        xSpan: [0, 60],
+        yLabel: "balance",
+        yFormat: String,
+        lines: [{ label: "balance", points: figures.map((y, x) => ({ x, y })) }],
+      }),
+    );
+    const points = /<polyline[^>]* points="([^"]+)"/.exec(svg)![1]!.split(" ");
+    const ticks = [...svg.matchAll(/<text class="tick" [^>]*y="([^"]+)"/g)].map((m) => m[1]!);
+    const ys = [...points.map((p) => p.split(",")[1]!), ...ticks].map(Number);
+    expect(ticks.length).toBeGreaterThan(1);
+    // Its figures and their labels: one line of legend: the plot runs from 40 (16 + 24) down to 168 (200 - 32).
+    for (const y of ys) {
+      expect(y).toBeGreaterThanOrEqual(40);
+      expect(y).toBeLessThanOrEqual(168);
+    }
   });
 });

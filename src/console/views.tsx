@@ -547,8 +547,9 @@ const OFF_ZERO = 6;
  * A line chart as SVG: each line drawn with its own dash pattern and named in the legend, so it
  * reads without colour; the figures themselves are in a table beside it. The amount axis is named
  * (`yLabel`) and marked at its bottom, zero and top with amounts as `yFormat` writes them; a figure
- * that is not zero is drawn at least OFF_ZERO from the zero line. The time axis is marked at its
- * ends (`xSpan`, the first and the last point's instants) as `spanLabels` writes them.
+ * that is not zero is drawn at least OFF_ZERO from the zero line where the plot has room. The time
+ * axis is marked at its ends (`xSpan`, the first and the last point's instants) as `spanLabels`
+ * writes them.
  */
 export function Chart(props: {
   title: string;
@@ -569,12 +570,17 @@ export function Chart(props: {
   const [left, top] = [36 + longest * 12, 16 + props.lines.length * 24];
   const sx = (x: number) => left + ((x - minX) / (maxX - minX || 1)) * (w - left - right);
   const scaled = (y: number) => h - bottom - ((y - minY) / (maxY - minY || 1)) * (h - top - bottom);
+  // Off the zero line, but never past the plot's edge (a small figure beside a far larger one on
+  // the other side of zero then stays on its edge, as near the line as the plot allows).
+  const inPlot = (at: number) => Math.min(h - bottom, Math.max(top, at));
   const sy = (y: number) =>
-    y > 0
-      ? Math.min(scaled(y), scaled(0) - OFF_ZERO)
-      : y < 0
-        ? Math.max(scaled(y), scaled(0) + OFF_ZERO)
-        : scaled(0);
+    inPlot(
+      y > 0
+        ? Math.min(scaled(y), scaled(0) - OFF_ZERO)
+        : y < 0
+          ? Math.max(scaled(y), scaled(0) + OFF_ZERO)
+          : scaled(0),
+    );
   const xLabels = spanLabels(...props.xSpan);
   // A line's pen, the same in the plot and in the legend that names it.
   const pen = (l: Line) => ({ stroke: "#1d2330", "stroke-width": "2", "stroke-dasharray": l.dash });
