@@ -333,24 +333,30 @@ export async function storedBalance(userId: number, walletId: string) {
   return row!;
 }
 
-/** Ledger invariant: every balance equals the sum of its entries and is the head of its chain. */
-export async function ledgerViolations() {
+/**
+ * Ledger invariant: every balance equals the sum of its entries and is the head of its chain. Of
+ * `users`' balances and entries when named: in the shared workers the database holds every earlier
+ * file's rows, which the whole check reads again each time (about 260 ms at 55,000 entries).
+ */
+export async function ledgerViolations(users?: readonly number[]) {
+  const of = (column: string) =>
+    users ? `WHERE ${column} IN (${users.map(Number).join(",")})` : "";
   const { results } = await env.DB.prepare(
     `SELECT b.user_id, b.wallet_id, b.balance_minor,
        (SELECT coalesce(sum(CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END), 0)
           FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS total,
        (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS n,
        b.entry_count
-     FROM balances b`,
+     FROM balances b ${of("b.user_id")}`,
   ).all<{ balance_minor: number; total: number; n: number; entry_count: number }>();
   const broken = results.filter((r) => r.balance_minor !== r.total || r.n !== r.entry_count);
   const { results: chain } = await env.DB.prepare(
     `SELECT id FROM (SELECT id, balance_before_minor,
        lag(balance_after_minor, 1, 0) OVER (PARTITION BY user_id, wallet_id ORDER BY id) AS before_minor
-       FROM transactions) WHERE balance_before_minor IS NOT before_minor`,
+       FROM transactions ${of("user_id")}) WHERE balance_before_minor IS NOT before_minor`,
   ).all();
   const orphans = await env.DB.prepare(
-    `SELECT count(*) AS n FROM (SELECT DISTINCT user_id, wallet_id FROM transactions) t
+    `SELECT count(*) AS n FROM (SELECT DISTINCT user_id, wallet_id FROM transactions ${of("user_id")}) t
      WHERE NOT EXISTS (SELECT 1 FROM balances b WHERE b.user_id = t.user_id AND b.wallet_id = t.wallet_id)`,
   ).first<{ n: number }>();
   return { broken, chain, orphans: orphans!.n };

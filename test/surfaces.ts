@@ -82,11 +82,12 @@ export const rows = async (sql: string, ...bind: unknown[]) =>
   ).results;
 
 /**
- * The ledger invariants, and for each of `userIds`: exactly one transaction.created event per
- * entry, no balance below zero, and each hold's events exactly what happened to it.
+ * For each of `userIds`: the ledger invariants over its balances and entries, exactly one
+ * transaction.created event per entry, no balance below zero, and each hold's events exactly what
+ * happened to it.
  */
 export async function sound(userIds: number[]) {
-  expect(await ledgerViolations()).toEqual(CLEAN);
+  expect(await ledgerViolations(userIds)).toEqual(CLEAN);
   for (const u of userIds) {
     const es = await rows("SELECT id FROM transactions WHERE user_id = ?", u);
     const ev = await rows(
