@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
-import { apiAs, launchChromium, sendConfirmed } from "./harness";
+import { apiAs, createWallet, launchChromium, sendConfirmed } from "./harness";
 
 /** axe's source, evaluated in each page (the console's CSP lets no script tag in, rightly). */
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -299,11 +299,7 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     found["statement refused"] = await audit();
     // A refused new wallet.
     await page.goto(consoleAt("/wallets"));
-    await page.getByLabel("Wallet id", { exact: true }).fill("ngn");
-    await page.getByLabel("Name", { exact: true }).fill("Naira again");
-    await page.getByLabel("Symbol", { exact: true }).fill("₦");
-    await page.getByLabel("Decimals", { exact: true }).fill("2");
-    await page.getByRole("button", { name: "Create wallet" }).click();
+    await createWallet(page, "ngn", "Naira again");
     await page.getByRole("alert").waitFor();
     found["wallet refused"] = await audit();
     expect(Object.entries(found).filter(([, v]) => v.length > 0)).toEqual([]);

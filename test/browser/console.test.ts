@@ -6,7 +6,7 @@
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
-import { launchChromium } from "./harness";
+import { createWallet, launchChromium } from "./harness";
 import { screenshotFolder } from "./screenshots";
 
 const shots = screenshotFolder("console-shots-");
@@ -63,11 +63,7 @@ describe("the operator console in chromium", () => {
 
     // Wallets
     await page.getByRole("link", { name: "Wallets" }).click();
-    await page.getByLabel("Wallet id", { exact: true }).fill("ngn");
-    await page.getByLabel("Name", { exact: true }).fill("Naira Wallet");
-    await page.getByLabel("Symbol", { exact: true }).fill("₦");
-    await page.getByLabel("Decimals", { exact: true }).fill("2");
-    await page.getByRole("button", { name: "Create wallet" }).click();
+    await createWallet(page, "ngn", "Naira Wallet");
     expect(await page.getByRole("status").textContent()).toContain("Wallet ngn created.");
     await shoot("wallets");
 

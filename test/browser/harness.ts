@@ -19,6 +19,15 @@ export async function sendConfirmed(page: Page, action: "Credit" | "Debit" | "Tr
   await page.getByRole("button", { name: new RegExp(`^${action} `) }).click();
 }
 
+/** The Wallets screen's form for a new naira wallet, filled in as `id` and `name` and sent. */
+export async function createWallet(page: Page, id: string, name: string) {
+  await page.getByLabel("Wallet id", { exact: true }).fill(id);
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByLabel("Symbol", { exact: true }).fill("₦");
+  await page.getByLabel("Decimals", { exact: true }).fill("2");
+  await page.getByRole("button", { name: "Create wallet" }).click();
+}
+
 /** A caller of the API at `base` with `auth`: each answer must be a success, and its data is returned. */
 export const apiAs =
   (base: string, auth: string) => async (method: string, route: string, json?: unknown) => {

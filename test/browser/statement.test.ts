@@ -7,7 +7,7 @@ import { parse } from "csv-parse/sync";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
-import { launchChromium, sendConfirmed } from "./harness";
+import { createWallet, launchChromium, sendConfirmed } from "./harness";
 import { screenshotFolder } from "./screenshots";
 
 const shots = screenshotFolder("statement-shots-", process.env.STATEMENT_SHOTS);
@@ -40,11 +40,7 @@ describe("a statement from the console in chromium", () => {
     await page.getByRole("heading", { name: "Overview" }).waitFor();
 
     await page.getByRole("link", { name: "Wallets" }).click();
-    await page.getByLabel("Wallet id", { exact: true }).fill("ngn");
-    await page.getByLabel("Name", { exact: true }).fill("Naira Wallet");
-    await page.getByLabel("Symbol", { exact: true }).fill("₦");
-    await page.getByLabel("Decimals", { exact: true }).fill("2");
-    await page.getByRole("button", { name: "Create wallet" }).click();
+    await createWallet(page, "ngn", "Naira Wallet");
     await page.getByRole("status").waitFor();
 
     await page.getByRole("link", { name: "Users" }).click();
@@ -109,11 +105,7 @@ describe("a statement from the console in chromium", () => {
     // ₦1,500.00 to ngn_savings were two rows alike, the wallet each moved named nowhere.
     const userPage = page.url().split("?")[0]!;
     await page.getByRole("link", { name: "Wallets" }).click();
-    await page.getByLabel("Wallet id", { exact: true }).fill("ngn_savings");
-    await page.getByLabel("Name", { exact: true }).fill("Naira Savings");
-    await page.getByLabel("Symbol", { exact: true }).fill("₦");
-    await page.getByLabel("Decimals", { exact: true }).fill("2");
-    await page.getByRole("button", { name: "Create wallet" }).click();
+    await createWallet(page, "ngn_savings", "Naira Savings");
     await page.getByRole("status").waitFor();
     await page.goto(userPage);
     await form("Credit")
