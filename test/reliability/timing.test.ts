@@ -159,8 +159,8 @@ it("access tokens: a tampered signature and another secret's signature answer al
 /**
  * Sign-in refusals of five kinds, interleaved: an unknown user against a wrong password for a user
  * with this service's hash and for users imported with bcrypt-10, bcrypt-12 and phpass hashes. Then
- * three good bcrypt-12 sign-ins, which are not padded: their cost shows the floor is above the
- * slowest check.
+ * three good bcrypt-12 sign-ins, which are not padded: answered before the refusals, they show the
+ * floor is above the slowest check.
  */
 it("sign-in refusals of every kind answer alike, at the floor, above the slowest check", async () => {
   const rounds = LOGIN_WARMUP + LOGIN_SAMPLES;
@@ -254,9 +254,14 @@ it("sign-in refusals of every kind answer alike, at the floor, above the slowest
   note(
     `a good sign-in with an imported bcrypt-12 hash (not padded; verifies, re-hashes with PBKDF2, stores): median ${goodBcrypt12.toFixed(1)} ms of 3`,
   );
+  // Both times are taken at the client, so each holds the request's own cost beside the check
+  // (routing, the throttle's calls, D1, the dev server's proxy: 50-80 ms on a 2-core machine): a good
+  // sign-in is held to the refusals, whose floor that cost follows, not to the bare floor. Its
+  // re-hash and write keep the comparison on the safe side.
+  const fastestRefusal = Math.min(...SIGN_IN_KINDS.map((k) => medians[k]));
   check(
-    `login: a good bcrypt-12 sign-in, the slowest check, costs less than the ${FLOOR_MS} ms floor (median ${goodBcrypt12.toFixed(1)} ms)`,
-    good.length === 3 && goodBcrypt12 < FLOOR_MS,
+    `login: a good bcrypt-12 sign-in, the slowest check, answers before the refusals that wait out the ${FLOOR_MS} ms floor (median ${goodBcrypt12.toFixed(1)} ms, the fastest refusals' ${fastestRefusal.toFixed(1)} ms)`,
+    good.length === 3 && goodBcrypt12 < fastestRefusal,
     `${good.length} of 3 signed in`,
   );
 });
