@@ -63,8 +63,8 @@ const FRESH_START = [
   // Counts every table before and after each of its thousands of requests (tableCounts): over
   // every earlier file's rows in a shared database that took its sweeps past 30 s.
   "test/request-shapes.test.ts",
-  // Checks the whole ledger and counts every table after each of its 400 random pairs: over every
-  // earlier file's rows in a shared database that took its property from 25 s to 140 s in CI.
+  // Checks the whole ledger and counts every table after each of its 400 random pairs, which over
+  // every earlier file's rows in a shared database costs several times its own work.
   "test/service-interleavings.test.ts",
   // Sets the events' triggers as they were before 0030 beside them while it writes.
   "test/function-arguments.test.ts",
@@ -163,9 +163,8 @@ export default defineConfig(async () => {
       // worker on 2 cores): a file spends much of its time waiting on processes it starts (workerd,
       // wrangler), so a second file overlaps it.
       maxWorkers: "100%",
-      // Tests listed by name in the output: those over 5 s, the few worth a look. Over a second, a
-      // 2-core machine listed 227 of them and a green run printed 520 lines; `--reporter=json`
-      // has every test's time.
+      // Tests listed by name in the output: those over 5 s, the few worth a look (over a second
+      // lists hundreds on a 2-core machine); `--reporter=json` has every test's time.
       slowTestThreshold: 5000,
       projects: [
         {
