@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { askPassword } from "./lib/deploy-admin";
 import { runMain, stop } from "./lib/exit";
+import { wranglerSql } from "./lib/wrangler";
 
 const USAGE = "usage: npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS";
 
@@ -52,12 +53,10 @@ await runMain(async () => {
 
   let result: Awaited<ReturnType<typeof ensureAdmin>>;
   try {
-    result = await ensureAdmin({
-      target: values.remote ? "--remote" : "--local",
-      username,
-      email,
-      password,
-    });
+    result = await ensureAdmin(
+      { username, email, password },
+      wranglerSql(values.remote ? "--remote" : "--local"),
+    );
   } catch (error) {
     const local = values.local && /no such table/.test((error as Error).message);
     stop(

@@ -25,7 +25,7 @@ import { CONFIG, configProblem, varsProblem } from "./lib/config-check";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
 import { stop as end, runMain } from "./lib/exit";
 import { D1_QUERY_LIMIT_S, REWRITES_EVERY_ENTRY } from "./lib/large-migrations";
-import { readOutputFile, runWrangler, streamWrangler } from "./lib/wrangler";
+import { readOutputFile, runWrangler, streamWrangler, wranglerSql } from "./lib/wrangler";
 import {
   queueNames,
   readD1,
@@ -312,7 +312,7 @@ await runMain(async () => {
     if (!account) stop(ADMIN_NEEDED);
     let created: Awaited<ReturnType<typeof ensureAdmin>>;
     try {
-      created = await ensureAdmin({ target: "--remote", ...account });
+      created = await ensureAdmin(account, wranglerSql("--remote"));
     } catch (error) {
       stop(`Creating the administrator failed; nothing was uploaded.\n${(error as Error).message}`);
     }

@@ -23,7 +23,14 @@ import {
   usableJwtSecret,
   WEBHOOK_SECRET_KEY_MIN_LENGTH,
 } from "../src/settings";
-import { accountProblem, ensureAdmin, seedLine, signsInWith } from "./lib/admin";
+import {
+  type AdminAccount,
+  accountProblem,
+  ensureAdmin,
+  type SeedOutcome,
+  seedLine,
+  signsInWith,
+} from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
 import { CONFIG, configProblem } from "./lib/config-check";
 import {
@@ -35,10 +42,10 @@ import {
   newDevVars,
 } from "./lib/dev-vars";
 import { runMain, stop } from "./lib/exit";
-import { migrateLocalD1 } from "./lib/migrate-local";
+import { migratedLocalD1 } from "./lib/local-d1";
 import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
-import { startBenchWorker, startWranglerDev, wrangler } from "./lib/wrangler";
+import { type RunSql, startBenchWorker, startWranglerDev } from "./lib/wrangler";
 import { topLevelVars } from "./lib/wrangler-toml";
 
 const USAGE =
@@ -169,48 +176,16 @@ await runMain(async () => {
     }
   }
 
-  migrateLocalD1({});
+  // One local D1 open for the seed's statements, closed before the server opens it.
+  const local = await migratedLocalD1();
   console.log("Local D1 migrated.");
-
-  /** The rows one statement on the local D1 returns. */
-  const localRows = (statement: string) =>
-    (
-      JSON.parse(
-        wrangler(["d1", "execute", "DB", "--local", "--json", "--command", statement], {
-          quiet: true,
-        }),
-      ) as { results: unknown[] }[]
-    )[0]!.results;
-
-  // Only into a database without an administrator: an imported site's own administrators sign in
-  // with their WordPress passwords, and a local one would take the user id a later import needs.
-  const seeded = await ensureAdmin({ target: "--local", ...admin, firstOnly: true });
-  // An administrator of the dev e-mail already there (an earlier run's, or an imported site's that
-  // uses it) is told to sign in with the dev password only if that password is still its own.
-  const [existing] = seeded.created
-    ? []
-    : (localRows(
-        `SELECT password_hash FROM users WHERE role = 'administrator' AND email = ${sqlLiteral(admin.email)} COLLATE NOCASE`,
-      ) as { password_hash: string }[]);
-  const devAdminExists =
-    seeded.created ||
-    (existing !== undefined && (await signsInWith(existing.password_hash, admin.password)));
-  const adminCanSignIn =
-    devAdminExists ||
-    localRows(`SELECT 1 FROM users WHERE role = 'administrator' AND ${PASSWORD_USABLE_SQL} LIMIT 1`)
-      .length > 0;
+  const { devAdminExists, devEmailTaken, adminCanSignIn, ...seeded } = await seed(
+    local.run,
+    admin,
+  ).finally(local.close);
+  console.log(seedLine(admin, { ...seeded, devAdminExists, devEmailTaken, adminCanSignIn }));
   console.log(
-    seedLine(admin, {
-      created: seeded.created,
-      devAdminExists,
-      devEmailTaken: existing !== undefined,
-      adminCanSignIn,
-    }),
-  );
-
-  const demo = localRows(demoWalletSql(Date.now()));
-  console.log(
-    demo.length > 0
+    seeded.demoCreated
       ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'
       : "The local database has wallets already: no demo wallet added.",
   );
@@ -228,7 +203,7 @@ await runMain(async () => {
 Wallet API on ${base}${serve ? " (the deploy bundle under Miniflare alone, as production runs it)" : ""}
 ${devAdminExists ? "Sign in (dev-only credentials):" : adminCanSignIn ? "Sign in as one of the site's administrators, with its own password:" : "Sign in, once admin:create made one, as that administrator:"}
   curl -s ${base}/users/login -H 'Content-Type: application/json' \\
-    -d '{"user_email":"${(existing !== undefined && adminCanSignIn) || devAdminExists ? admin.email : "<its e-mail>"}","user_password":"${devAdminExists ? admin.password : "<its password>"}"}'
+    -d '{"user_email":"${(devEmailTaken && adminCanSignIn) || devAdminExists ? admin.email : "<its e-mail>"}","user_password":"${devAdminExists ? admin.password : "<its password>"}"}'
 Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/${devAdminExists ? ` (sign in with ${admin.email} / ${admin.password})` : ""}
 ${mailLine}
@@ -292,3 +267,41 @@ retries start after ${retryBaseS(devValue(devVars, "WEBHOOK_RETRY_BASE_S"))} s, 
     process.exitCode = code ?? 0;
   });
 });
+
+/**
+ * The local administrator and the demo wallet, each only into a database without one, and how the
+ * database stood for what `seedLine` says.
+ */
+async function seed(
+  run: RunSql,
+  admin: AdminAccount,
+): Promise<SeedOutcome & { demoCreated: boolean }> {
+  // Only into a database without an administrator: an imported site's own administrators sign in
+  // with their WordPress passwords, and a local one would take the user id a later import needs.
+  const { created } = await ensureAdmin({ ...admin, firstOnly: true }, run);
+  // An administrator of the dev e-mail already there (an earlier run's, or an imported site's that
+  // uses it) is told to sign in with the dev password only if that password is still its own.
+  const [existing] = created
+    ? []
+    : ((await run(
+        `SELECT password_hash FROM users WHERE role = 'administrator' AND email = ${sqlLiteral(admin.email)} COLLATE NOCASE`,
+      )) as { password_hash: string }[]);
+  const devAdminExists =
+    created ||
+    (existing !== undefined && (await signsInWith(existing.password_hash, admin.password)));
+  const adminCanSignIn =
+    devAdminExists ||
+    (
+      await run(
+        `SELECT 1 FROM users WHERE role = 'administrator' AND ${PASSWORD_USABLE_SQL} LIMIT 1`,
+      )
+    ).length > 0;
+  const demoCreated = (await run(demoWalletSql(Date.now()))).length > 0;
+  return {
+    created,
+    devAdminExists,
+    devEmailTaken: existing !== undefined,
+    adminCanSignIn,
+    demoCreated,
+  };
+}

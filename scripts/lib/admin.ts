@@ -5,7 +5,7 @@ import { checkLoginPassword, hashPassword, PASSWORD_LENGTH } from "../../src/aut
 import { EMAIL_MAX_LENGTH, isEmailAddress } from "../../src/email-address";
 import { chars, withinChars } from "../../src/text";
 import { adminInsertSql } from "./admin-insert";
-import { runWranglerSql } from "./wrangler";
+import type { RunSql } from "./wrangler";
 
 export type AdminAccount = { username: string; email: string; password: string };
 
@@ -29,37 +29,31 @@ export function accountProblem({ username, email, password }: Partial<AdminAccou
 }
 
 /**
- * Inserts the administrator unless its username or e-mail would name another account (taken as a
+ * Inserts the administrator by `run` (`wranglerSql` for a local or remote database; a local D1
+ * open in this process) unless its username or e-mail would name another account (taken as a
  * username or an e-mail, or a username that is an e-mail address other than its own e-mail), or,
  * with `firstOnly`, any administrator exists; says which happened.
  */
-export async function ensureAdmin({
-  target,
-  username,
-  email,
-  password,
-  wranglerArgs = [],
-  firstOnly = false,
-}: AdminAccount & {
-  target: "--local" | "--remote";
-  wranglerArgs?: string[];
-  firstOnly?: boolean;
-}) {
+export async function ensureAdmin(
+  { username, email, password, firstOnly = false }: AdminAccount & { firstOnly?: boolean },
+  run: RunSql,
+) {
   const problem = accountProblem({ username, email, password: String(password) });
   if (problem) throw new Error(problem);
   // The service's own hash (src/auth/password.ts), so the administrator signs in like any user.
   const passwordHash = await hashPassword(password);
   const sql = adminInsertSql({ username, email, passwordHash, nowMs: Date.now() }, { firstOnly });
-  // Off wrangler's command line, which any user of the machine can list: the hash is a secret (it
-  // lets anyone try passwords against it offline).
-  const run = runWranglerSql(["d1", "execute", "DB", target, ...wranglerArgs, "--json"], sql);
-  // What wrangler said, never the statement: it holds the password's hash (and a build log keeps it).
-  if (run.status !== 0)
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await run(sql);
+  } catch (error) {
+    // What the database said, never the statement: it holds the password's hash (it lets anyone
+    // try passwords against it offline), and a build log keeps what is printed.
     throw new Error(
-      `wrangler d1 execute DB ${target} failed:\n${`${run.stdout}\n${run.stderr}`.replaceAll(passwordHash, "<the password's hash>").trim()}`,
+      String((error as Error).message).replaceAll(passwordHash, "<the password's hash>"),
     );
-  const [result] = JSON.parse(run.stdout) as [{ results: { id: number }[] }];
-  const created = result.results[0];
+  }
+  const created = rows[0] as { id: number } | undefined;
   return created ? { created: true as const, id: created.id } : { created: false as const };
 }
 

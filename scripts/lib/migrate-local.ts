@@ -27,7 +27,7 @@ export function migrateLocalD1({
     ...(persistTo ? ["--persist-to", persistTo] : []),
     ...(config ? ["--config", config] : []),
   ];
-  const fresh = !hasDatabase(persistTo ?? join(dirname(resolve(configFile)), ".wrangler", "state"));
+  const fresh = !hasDatabase(stateDir(configFile, persistTo));
   const all = fresh ? allMigrations(configFile, database) : undefined;
   if (all) {
     // Beside the config, in .wrangler/tmp as wrangler's own files: a process stopped while wrangler
@@ -49,8 +49,12 @@ export function migrateLocalD1({
   wrangler(["d1", "migrations", "apply", database, "--local", ...state], { quiet: true });
 }
 
+/** The local state folder: `--persist-to`'s, else the config's own .wrangler/state. */
+export const stateDir = (configFile: string, persistTo?: string) =>
+  persistTo ?? join(dirname(resolve(configFile)), ".wrangler", "state");
+
 /** Whether a local state folder holds any D1 database yet. */
-function hasDatabase(stateDir: string) {
+export function hasDatabase(stateDir: string) {
   try {
     return readdirSync(join(stateDir, "v3", "d1"), { recursive: true }).some((name) =>
       String(name).endsWith(".sqlite"),
@@ -61,12 +65,11 @@ function hasDatabase(stateDir: string) {
 }
 
 /**
- * Every migration as `migrations apply` runs it on an empty database: its table first, then each
- * file in wrangler's order (by leading number) followed by the INSERT that records it. Undefined
- * where the config is not one this reads as wrangler does (a database named by its name, not its
- * binding; a migrations_pattern of its own).
+ * The migrations wrangler applies, in its order (by leading number), and the table that records
+ * them (quoted). Undefined where the config is not one this reads as wrangler does (a database
+ * named by its name, not its binding; a migrations_pattern of its own).
  */
-function allMigrations(configFile: string, database: string) {
+export function migrationNames(configFile: string, database: string) {
   let text: string;
   try {
     text = readFileSync(configFile, "utf8");
@@ -76,11 +79,21 @@ function allMigrations(configFile: string, database: string) {
   const d1 = readD1(text, database);
   if (!d1 || d1.migrationsPattern !== undefined) return undefined;
   const folder = join(dirname(resolve(configFile)), d1.migrationsDir);
-  const table = `"${d1.migrationsTable.replace(/"/g, '""')}"`;
   const number = (name: string) => Number.parseInt(name, 10);
   const names = readdirSync(folder)
     .filter((name) => name.endsWith(".sql"))
     .sort((a, b) => number(a) - number(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return { folder, names, table: `"${d1.migrationsTable.replace(/"/g, '""')}"` };
+}
+
+/**
+ * Every migration as `migrations apply` runs it on an empty database: its table first, then each
+ * file followed by the INSERT that records it.
+ */
+function allMigrations(configFile: string, database: string) {
+  const migrations = migrationNames(configFile, database);
+  if (!migrations) return undefined;
+  const { folder, names, table } = migrations;
   return [
     `CREATE TABLE IF NOT EXISTS ${table}(
 		id         INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -31,6 +31,7 @@ import {
   WRANGLER,
   WRANGLER_VERSION,
   wrangler,
+  wranglerSql,
 } from "./wrangler";
 import { readD1, withRaisedRateLimits } from "./wrangler-toml";
 
@@ -186,7 +187,7 @@ async function preparedState(config: string, seedAdmin: boolean) {
     const args = ["--config", config, "--persist-to", making];
     if (migrated) cpSync(migrated, making, { recursive: true });
     else migrateLocalD1({ config, persistTo: making });
-    if (seedAdmin) await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: args });
+    if (seedAdmin) await ensureAdmin(ADMIN, wranglerSql("--local", args));
     renameSync(making, cached);
   } catch (error) {
     if (!existsSync(cached)) throw error;

@@ -67,6 +67,24 @@ export const runWranglerSql = (args: string[], sql: string) =>
     { env: offlineEnv(), encoding: "utf8", input: sql },
   );
 
+/** Runs one statement and answers its rows: by `wrangler d1 execute`, or on a D1 open in this process. */
+export type RunSql = (sql: string) => Promise<Record<string, unknown>[]>;
+
+/**
+ * `wrangler d1 execute DB <target> <args>`, one statement at a time (off the command line, as
+ * runWranglerSql sends it); a failure throws what wrangler said.
+ */
+export const wranglerSql =
+  (target: "--local" | "--remote", args: string[] = []): RunSql =>
+  async (sql) => {
+    const run = runWranglerSql(["d1", "execute", "DB", target, ...args, "--json"], sql);
+    if (run.status !== 0)
+      throw new Error(
+        `wrangler d1 execute DB ${target} failed:\n${run.stdout}\n${run.stderr}`.trim(),
+      );
+    return (JSON.parse(run.stdout) as [{ results: Record<string, unknown>[] }])[0].results;
+  };
+
 /**
  * Runs a wrangler command to completion; when it fails, stops the tool (lib/exit.ts) with its
  * output, which says what is wrong, rather than a stack trace of this function.

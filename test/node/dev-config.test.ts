@@ -1,17 +1,26 @@
 // How `npm run dev` and `npm run serve` meet a bad configuration or option: refused in a line or a
 // few saying what is wrong, before the local D1 (.wrangler/state) or .dev.vars is written, never as a
-// stack trace. Each case runs the tool, as npm runs it, in a fresh copy of the project (no .dev.vars,
+// stack trace; and how `npm run dev` meets the local D1 it left. Each case runs the tool, as npm runs it, in a fresh copy of the project (no .dev.vars,
 // no local state), stopped (its process group) if it is still running after a minute: a tool that
 // should have refused but serves fails its test.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/server";
-import { offlineEnv } from "../../scripts/lib/wrangler";
+import { offlineEnv, runWrangler } from "../../scripts/lib/wrangler";
 import { copyProject, editedToml, scriptCommand } from "./project-copy";
 
 const work = mkdtempSync(path.join(tmpdir(), "wallet-dev-config-"));
@@ -278,5 +287,33 @@ describe("npm run dev's own inputs", () => {
     );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(parseEnv(readFileSync(file, "utf8")).JWT_SECRET).toBe("a".repeat(64));
+  });
+});
+
+describe("npm run dev on the local D1 it left", () => {
+  it("migrates what was added since, and seeds nothing twice", async () => {
+    const dir = project();
+    const served = /^Wallet API on .*$/m;
+    const first = await run("dev", dir, [], {}, 90_000, served);
+    expect(first.output).toContain('Local administrator "admin" created.');
+    expect(first.output).toContain('Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.');
+    // A migration shipped since the last start (a pull): applied before anything is seeded.
+    writeFileSync(path.join(dir, "drizzle/9999_added.sql"), "CREATE TABLE added (id INTEGER);\n");
+    const again = await run("dev", dir, [], {}, 90_000, served);
+    expect(again.output).toMatch(served);
+    expect(again.output).toContain(
+      'Local administrator "admin@example.com" already exists; left as it is.',
+    );
+    expect(again.output).toContain("The local database has wallets already: no demo wallet added.");
+    const read = runWrangler(
+      ["d1", "execute", "DB", "--local", "--json", "--command", "SELECT name FROM d1_migrations"],
+      {},
+      dir,
+    );
+    const [{ results }] = JSON.parse(read.stdout) as [{ results: { name: string }[] }];
+    expect(results.map((row) => row.name)).toContain("9999_added.sql");
+    expect(results).toHaveLength(
+      readdirSync(path.join(dir, "drizzle")).filter((f) => f.endsWith(".sql")).length,
+    );
   });
 });
