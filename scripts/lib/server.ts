@@ -314,6 +314,9 @@ export async function startServer({
     const base = `http://127.0.0.1:${listenPort}`;
     const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
     const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
+    // Miniflare's runtime files (/tmp/miniflare-…) go when it stops, but not when a test SIGKILLs
+    // it: each server keeps them in a folder of its own, removed when it stops either way.
+    const scratch = mkdtempSync(join(tmpdir(), "wallet-server-tmp-"));
     const child = wranglerDev
       ? startWranglerDev(
           [
@@ -342,6 +345,7 @@ export async function startServer({
               // more than it (not this process's environment).
               CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: "true",
               CLOUDFLARE_INCLUDE_PROCESS_ENV: "false",
+              TMPDIR: scratch,
             }),
           },
         )
@@ -356,7 +360,7 @@ export async function startServer({
             inspectorPort: inspector,
             bundle: bundleFolder(shippedConfig),
           },
-          { stdio },
+          { stdio, env: offlineEnv({ TMPDIR: scratch }) },
         );
     if (onStdout) child.stdout?.on("data", onStdout);
     const server: Server = {
@@ -375,6 +379,7 @@ export async function startServer({
     async function halt(signal: NodeJS.Signals) {
       await endProcessGroup(child, signal);
       rmSync(varsFile, { force: true });
+      rmSync(scratch, { recursive: true, force: true });
       live.delete(server);
     }
     live.add(server);

@@ -184,3 +184,17 @@ it("stops the whole server before stop() returns, not only the process it starte
   await server.stop();
   expect(runningInGroup(server.child.pid!), "processes of the server still running").toEqual([]);
 }, 180_000);
+
+it("leaves no runtime files of Miniflare behind when it is SIGKILLed, as a crash test does", async () => {
+  // Miniflare removes its /tmp/miniflare-… folder when it stops, which a SIGKILL never lets it do.
+  process.env.FAIL_DEV_RUNS = "0";
+  const server = await startServer({ persistTo: path.join(work, "killed") });
+  devRuns();
+  const environ = readFileSync(`/proc/${server.child.pid}/environ`, "utf8").split("\0");
+  const scratch = environ.find((line) => line.startsWith("TMPDIR="))?.slice("TMPDIR=".length);
+  expect(scratch, "the server's own TMPDIR").toBeDefined();
+  expect(readdirSync(scratch!).some((name) => name.startsWith("miniflare-"))).toBe(true);
+  await server.stop({ signal: "SIGKILL" });
+  expect(runningInGroup(server.child.pid!), "processes of the server still running").toEqual([]);
+  expect(existsSync(scratch!), "the server's temporary folder").toBe(false);
+}, 180_000);
