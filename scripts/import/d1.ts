@@ -1,6 +1,6 @@
 // The import's access to the service's D1 database.
 // - Local state: the same local D1 that `wrangler dev` and `wrangler d1 execute --local` use, opened
-//   in this process with Miniflare (as wrangler does for d1 execute --local), with a small Worker
+//   in this process with Miniflare (lib/local-d1.ts, as wrangler does for d1 execute --local), with a small Worker
 //   that runs each chunk of statements as one D1 batch inside the runtime: no SQL splitting and no
 //   wrangler start-up per chunk.
 // - The remote database: `wrangler d1 execute --remote --file`, which uploads each chunk to D1's
@@ -8,8 +8,8 @@
 // Nothing sent beyond that: no telemetry, no fetch of Request.cf's data, no update check.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Miniflare } from "miniflare";
+import { type D1Location, localD1Miniflare } from "../lib/local-d1";
 import { offlineEnv, WRANGLER } from "../lib/wrangler";
 import type { Row } from "./target";
 
@@ -38,41 +38,17 @@ export interface ImportD1 {
   close(): Promise<void>;
 }
 
-export type D1Location = { database?: string; persistTo?: string; config?: string };
-
 export class LocalD1 implements ImportD1 {
   readonly migrateHint: string;
   readonly format = "jsonl" as const;
 
-  /** `persistTo` as wrangler's --persist-to (the folder holding v3/), default .wrangler/state beside the config. */
-  static async open({ database = "DB", persistTo, config }: D1Location) {
-    for (const [k, v] of Object.entries(offlineEnv())) process.env[k] ??= v;
-    const { unstable_readConfig } = await import("wrangler");
-    const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
-    const configPath = path.resolve(config ?? "wrangler.toml");
-    const wranglerConfig = unstable_readConfig({ config: configPath });
-    const d1 = (wranglerConfig.d1_databases ?? []).find(
-      (d: { binding: string; database_name?: string }) =>
-        d.binding === database || d.database_name === database,
+  static async open(where: D1Location) {
+    const { mf, root } = await localD1Miniflare(where, BATCH_WORKER);
+    return new LocalD1(
+      mf,
+      `local D1 database ${where.database ?? "DB"} (${root})`,
+      where.persistTo,
     );
-    if (!d1) throw new Error(`no D1 database ${database} in ${configPath}`);
-    const root = path.resolve(
-      persistTo ?? path.join(path.dirname(configPath), ".wrangler", "state"),
-    );
-    // Miniflare 4's options through the adapter that wrangler's own `d1 execute --local` uses.
-    const mf = new Miniflare(
-      convertV4MiniflareOptions({
-        modules: true,
-        script: BATCH_WORKER,
-        compatibilityDate: wranglerConfig.compatibility_date,
-        // wrangler's own local id: a binding without database_id (as shipped) is kept by its name.
-        d1Databases: { DB: d1.preview_database_id ?? d1.database_id ?? d1.binding },
-        // D1's files under <root>/v3/d1, where wrangler keeps them.
-        resourcePersistencePath: path.join(root, "v3"),
-      }),
-    );
-    await mf.ready;
-    return new LocalD1(mf, `local D1 database ${database} (${root})`, persistTo);
   }
 
   private constructor(

@@ -1,47 +1,58 @@
-// The local D1 that `wrangler dev` and `npm run serve` read (.wrangler/state), opened once in this
-// process for the statements `npm run dev` runs before it serves. Each `wrangler d1 execute` starts
-// wrangler and a workerd of its own (about 3 s here); one Miniflare with the config's D1 binding and
-// nothing else starts in about 1 s and answers every statement after it.
-import { join } from "node:path";
-import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+// The local D1 that `wrangler dev`, `npm run serve` and `wrangler d1 execute --local` use
+// (.wrangler/state), opened in this process with Miniflare, as wrangler does for `d1 execute
+// --local`: the importer writes through it, and `npm run dev` runs its checks and seeds on it before
+// it serves. Each `wrangler d1 execute` starts wrangler and a workerd of its own (about 3 s here);
+// one Miniflare starts in about 1 s and answers every statement after it.
+import path from "node:path";
 import { hasDatabase, migrateLocalD1, migrationNames, stateDir } from "./migrate-local";
-import type { RunSql } from "./wrangler";
+import { offlineEnv, type RunSql } from "./wrangler";
+
+/** A config's D1 database (its binding or its database_name) and its local state (`--persist-to`). */
+export type D1Location = { database?: string; persistTo?: string; config?: string };
+
+/**
+ * Miniflare running `script` with the D1 database at `where` bound as DB, over the folder wrangler
+ * keeps it in (`persistTo` as wrangler's --persist-to, else .wrangler/state beside the config), and
+ * that folder. Loaded when called: a tool that writes to a remote database never loads Miniflare.
+ */
+export async function localD1Miniflare(
+  { database = "DB", persistTo, config }: D1Location,
+  script = "export default {}",
+) {
+  for (const [k, v] of Object.entries(offlineEnv())) process.env[k] ??= v;
+  const { unstable_readConfig } = await import("wrangler");
+  const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
+  const configPath = path.resolve(config ?? "wrangler.toml");
+  const wranglerConfig = unstable_readConfig({ config: configPath });
+  const d1 = (wranglerConfig.d1_databases ?? []).find(
+    (d: { binding: string; database_name?: string }) =>
+      d.binding === database || d.database_name === database,
+  );
+  if (!d1) throw new Error(`no D1 database ${database} in ${configPath}`);
+  const root = path.resolve(stateDir(configPath, persistTo));
+  // Miniflare 4's options through the adapter that wrangler's own `d1 execute --local` uses.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      script,
+      compatibilityDate: wranglerConfig.compatibility_date,
+      // wrangler's own local id: a binding without database_id (as shipped) is kept by its name.
+      d1Databases: { DB: d1.preview_database_id ?? d1.database_id ?? d1.binding },
+      // D1's files under <root>/v3/d1, where wrangler keeps them.
+      resourcePersistencePath: path.join(root, "v3"),
+    }),
+  );
+  await mf.ready;
+  return { mf, root };
+}
 
 export type LocalD1 = { run: RunSql; close: () => Promise<void> };
 
-/**
- * The config's D1 `database` under `persist` (wrangler's `--persist-to`), as wrangler names it
- * there: its options come from wrangler itself, so this opens the file `wrangler dev` serves.
- */
-async function openLocalD1(config: string, persist: string, database: string): Promise<LocalD1> {
-  // Reading the options reads .dev.vars and says so; `wrangler dev` says it again when it starts.
-  const level = process.env.WRANGLER_LOG;
-  process.env.WRANGLER_LOG = "warn";
-  let options: ReturnType<typeof unstable_getMiniflareWorkerOptions>;
+/** The D1 database at `where`, one statement at a time. */
+async function openLocalD1(where: D1Location): Promise<LocalD1> {
+  const { mf } = await localD1Miniflare(where);
   try {
-    options = unstable_getMiniflareWorkerOptions(config);
-  } finally {
-    if (level === undefined) delete process.env.WRANGLER_LOG;
-    else process.env.WRANGLER_LOG = level;
-  }
-  const { compatibilityDate, d1Databases } = options.workerOptions as V4WorkerOptions;
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      resourcePersistencePath: join(persist, "v3"),
-      workers: [
-        {
-          name: "local-d1",
-          modules: true,
-          script: "export default {}",
-          compatibilityDate,
-          d1Databases,
-        },
-      ],
-    }),
-  );
-  try {
-    const db = await mf.getD1Database(database);
+    const db = await mf.getD1Database("DB");
     return {
       run: async (sql) => (await db.prepare(sql).all<Record<string, unknown>>()).results,
       close: () => mf.dispose(),
@@ -63,15 +74,11 @@ export async function migratedLocalD1({
   config = "wrangler.toml",
   persistTo,
   database = "DB",
-}: {
-  config?: string;
-  persistTo?: string;
-  database?: string;
-} = {}): Promise<LocalD1> {
-  const persist = stateDir(config, persistTo);
+}: D1Location = {}): Promise<LocalD1> {
+  const where = { config, persistTo, database };
   const expected = migrationNames(config, database);
-  if (expected && hasDatabase(persist)) {
-    const local = await openLocalD1(config, persist, database);
+  if (expected && hasDatabase(stateDir(config, persistTo))) {
+    const local = await openLocalD1(where);
     const applied = await local
       .run(`SELECT name FROM ${expected.table}`)
       .then((rows) => new Set(rows.map((row) => row.name)))
@@ -79,6 +86,6 @@ export async function migratedLocalD1({
     if (applied && expected.names.every((name) => applied.has(name))) return local;
     await local.close();
   }
-  migrateLocalD1({ database, config, persistTo });
-  return openLocalD1(config, persist, database);
+  migrateLocalD1(where);
+  return openLocalD1(where);
 }
