@@ -2,8 +2,9 @@
 import type { Mail } from "./transport";
 
 const MINUTE_MS = 60_000;
-/** How long a verification link works, and a password reset token. */
+/** How long a verification link works. */
 export const VERIFY_LINK_MS = 24 * 60 * MINUTE_MS;
+/** How long a password reset code works. */
 export const RESET_TOKEN_MS = 30 * MINUTE_MS;
 
 const lasting = (ms: number) =>
