@@ -114,7 +114,7 @@ export const userName = (id: number, username: string | undefined) =>
   username === undefined ? `user ${id}` : `${username} (user ${id})`;
 
 /** An instant (epoch seconds) as its UTC day, `YYYY-MM-DD`. */
-export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
+const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 
 /** A day (`YYYY-MM-DD`) as a `<time>` never broken at its hyphens (console.css). */
 export const ShownDay = (props: { day: string }) => (
@@ -524,7 +524,7 @@ type Line = { label: string; dash?: string; points: { x: number; y: number }[] }
  * the first with its day and the last with its own only if another; one label where they are one
  * second. Within a day, the same day at both ends would say nothing of when its entries were made.
  */
-export function spanLabels(firstS: number, lastS: number): [string, string] {
+function spanLabels(firstS: number, lastS: number): [string, string] {
   // Each `YYYY-MM-DD hh:mm:ss`: to the day its first 10 characters, to the minute 16.
   const [a, b] = [firstS, lastS].map((s) =>
     new Date(s * 1000).toISOString().slice(0, 19).replace("T", " "),
