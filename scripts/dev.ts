@@ -179,11 +179,9 @@ await runMain(async () => {
   // One local D1 open for the seed's statements, closed before the server opens it.
   const local = await migratedLocalD1();
   console.log("Local D1 migrated.");
-  const { devAdminExists, devEmailTaken, adminCanSignIn, ...seeded } = await seed(
-    local.run,
-    admin,
-  ).finally(local.close);
-  console.log(seedLine(admin, { ...seeded, devAdminExists, devEmailTaken, adminCanSignIn }));
+  const seeded = await seed(local.run, admin).finally(local.close);
+  const { devAdminExists, devEmailTaken, adminCanSignIn } = seeded;
+  console.log(seedLine(admin, seeded));
   console.log(
     seeded.demoCreated
       ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'

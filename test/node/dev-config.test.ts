@@ -1,8 +1,9 @@
 // How `npm run dev` and `npm run serve` meet a bad configuration or option: refused in a line or a
 // few saying what is wrong, before the local D1 (.wrangler/state) or .dev.vars is written, never as a
-// stack trace; and how `npm run dev` meets the local D1 it left. Each case runs the tool, as npm runs it, in a fresh copy of the project (no .dev.vars,
-// no local state), stopped (its process group) if it is still running after a minute: a tool that
-// should have refused but serves fails its test.
+// stack trace; and how `npm run dev` meets the local D1 it left. Each case runs the tool, as npm
+// runs it, in a fresh copy of the project (no .dev.vars, no local state), stopped (its process
+// group) if it is still running after a minute: a tool that should have refused but serves fails
+// its test.
 import { type ChildProcess, spawn } from "node:child_process";
 import {
   chmodSync,

@@ -17,8 +17,8 @@ const LOW = 0.7;
 const HIGH = 1.43;
 // Refusals wait out src/auth/pace.ts's REFUSAL_FLOOR_MS after the password check began.
 const FLOOR_MS = 600;
-// Padded refusals differ only by the noise around one floor (within 0.7% of each other here, both
-// cores busy with other work): a tighter band than the other checks, which a 30 ms gap falls outside.
+// Padded refusals differ only by the noise around one floor: a tighter band than the other checks,
+// which a gap of a few tens of milliseconds falls outside.
 const LOGIN_LOW = 0.95;
 const LOGIN_HIGH = 1.05;
 const LOGIN_SAMPLES = 15;
@@ -175,7 +175,7 @@ it("sign-in refusals of every kind answer alike, at the floor, above the slowest
     ...Array<"bcrypt-12">(3).fill("bcrypt-12"),
   ]);
   // An unknown login is tried as often as a known one (a new login's first try makes the throttle's
-  // objects for it, ~12 ms here for a known or an unknown login alike): like is timed against like.
+  // objects for it, for a known or an unknown login alike): like is timed against like.
   const nobodies = Array.from({ length: accounts }, () => ({
     email: `nobody-${randomBytes(4).toString("hex")}@example.test`,
   }));
@@ -259,9 +259,9 @@ it("sign-in refusals of every kind answer alike, at the floor, above the slowest
     `a good sign-in with an imported bcrypt-12 hash (not padded; verifies, re-hashes with PBKDF2, stores): median ${goodBcrypt12.toFixed(1)} ms of 3`,
   );
   // Both times are taken at the client, so each holds the request's own cost beside the check
-  // (routing, the throttle's calls, D1, the dev server's proxy: 50-80 ms on a 2-core machine): a good
-  // sign-in is held to the refusals, whose floor that cost follows, not to the bare floor. Its
-  // re-hash and write keep the comparison on the safe side.
+  // (routing, the throttle's calls, D1, the dev server's proxy): a good sign-in is held to the
+  // refusals, whose floor that cost follows, not to the bare floor. Its re-hash and write keep the
+  // comparison on the safe side.
   const fastestRefusal = Math.min(...SIGN_IN_KINDS.map((k) => medians[k]));
   check(
     `login: a good bcrypt-12 sign-in, the slowest check, answers before the refusals that wait out the ${FLOOR_MS} ms floor (median ${goodBcrypt12.toFixed(1)} ms, the fastest refusals' ${fastestRefusal.toFixed(1)} ms)`,
